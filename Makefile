@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make            build bin/robot (./robot holds the sources)
+# make test       install what is missing, build, run every test
+# make check      the unit and end-to-end tests under ASan+UBSan, leaks fatal
+# make lint       clang-format (kernel style), cppcheck, purity of the core
+# make bench      the benchmarks and simulations under tests/bench/
+# make demo       the main job: a real kernel bisection on the QEMU box
+# make demo-quick a whole bisection on the toy kernel, in a minute or two
+# make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/robot
+DATADIR ?= $(PREFIX)/share/robot
+
+CC ?= cc
+VERSION := $(shell git describe --always --dirty 2>/dev/null | sed 's/^v//' || echo 0.1.0)
+ifeq ($(VERSION),)
+VERSION := 0.1.0
+endif
+PKGS := libgit2 libcurl yaml-0.1 sqlite3 jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRIT_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
+CRIT_LIBS = $(shell pkg-config --libs criterion 2>/dev/null)
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wformat-truncation \
+	-Wstrict-prototypes -Wold-style-definition -Wmissing-prototypes \
+	-Wdeclaration-after-statement -Wvla -Wpointer-arith -Wcast-align \
+	-Wwrite-strings -Wundef -Wno-unused-parameter
+OPT ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-DROBOT_VERSION='"$(VERSION)"'
+CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(WARNINGS) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread $(LDLIBS)
+
+
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+B ?= build
+
+CORE_SRC := $(sort $(wildcard robot/*.c))
+CLI_SRC := $(sort $(filter-out robot/cli/main.c,$(wildcard robot/cli/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(CLI_SRC:%.c=$(B)/obj/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
+
+# The binary is bin/robot: ./robot is the source directory.
+all: bin/robot
+
+bin/robot: $(B)/robot
+	@mkdir -p bin
+	@ln -sf ../$(B)/robot bin/robot
+
+$(B)/robot: $(CORE_OBJ) $(B)/obj/robot/cli/main.o
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+
+$(B)/obj/robot/%.o: robot/%.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# Test files: criterion's macros define functions without prototypes.
+$(B)/obj/tests/unit/%.o: tests/unit/%.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CRIT_CFLAGS) -Wno-missing-prototypes \
+		-Wno-declaration-after-statement -Irobot \
+		-c -o $@ $<
+
+$(B)/unit-tests: $(UNIT_OBJ) $(CORE_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL) $(CRIT_LIBS)
+
+deps:
+	@scripts/install-deps test
+
+deps-demo:
+	@scripts/install-deps demo
+
+# The unit tests print criterion's closing "Synthesis" line; the end-to-end
+# cases then run against the freshly built robot.
+test: deps
+	@$(MAKE) --no-print-directory bin/robot $(B)/unit-tests
+	@$(MAKE) --no-print-directory run-tests
+
+run-tests:
+	$(B)/unit-tests -j2 --timeout 600
+	ROBOT=$(CURDIR)/$(B)/robot tests/e2e/run-all
+
+unit: bin/robot $(B)/unit-tests
+	$(B)/unit-tests -j2 --timeout 600
+
+check: deps
+	@$(MAKE) --no-print-directory B=build-san OPT="-O1 -g $(SAN)" \
+		build-san/robot build-san/unit-tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		build-san/unit-tests -j2 --timeout 900
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ROBOT_CHECK=1 ROBOT=$(CURDIR)/build-san/robot tests/e2e/run-all
+
+LINT_SRC := $(CORE_SRC) $(CLI_SRC) robot/cli/main.c $(UNIT_SRC) \
+	$(wildcard tests/bench/*.c tests/lib/*.c) $(HDRS)
+lint:
+	clang-format --dry-run --Werror $(LINT_SRC)
+	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
+		--enable=warning,performance,portability \
+		--suppress=missingIncludeSystem -D_GNU_SOURCE \
+		-D__GNUC__ -Irobot robot robot/cli
+	scripts/check-purity
+
+bench: bin/robot
+	tests/bench/run-all
+
+install: bin/robot
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/hooks \
+		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/kconfigs
+	install -m 755 $(B)/robot $(DESTDIR)$(BINDIR)/robot
+	for f in scripts/hooks/*; do \
+		[ -f "$$f" ] && install -m 755 "$$f" $(DESTDIR)$(LIBEXECDIR)/hooks/; \
+	done; true
+	for f in jobs/*.yaml; do \
+		[ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(DATADIR)/jobs/; \
+	done; true
+	for f in kconfigs/*; do \
+		[ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(DATADIR)/kconfigs/; \
+	done; true
+
+clean:
+	rm -rf build build-san bin
+
+.PHONY: all bin/robot test run-tests unit check lint bench install clean deps \
+	deps-demo
+.DELETE_ON_ERROR:

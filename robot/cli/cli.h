@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_CLI_H
+#define ROBOT_CLI_H
+
+/*
+ * The command table (git's commands[], libgit2's cli_cmds[]). Each command
+ * lives in cli/cmd_<name>.c and is one row of rb_commands[] in commands.c.
+ * A command gets argv with argv[0] = its own name and returns the process
+ * exit status (RB_EXIT_*).
+ */
+struct rb_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary; /* one line for `robot help` */
+	const char *usage; /* full usage text for `robot help CMD` */
+};
+
+extern const struct rb_command rb_commands[];
+extern const size_t rb_commands_nr;
+
+const struct rb_command *rb_command_find(const char *name);
+/* "usage: robot ..." and the list of commands. */
+void rb_print_usage(FILE *out);
+/* Print "usage: ..." of a command to stderr and return RB_EXIT_USAGE. */
+int rb_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Print the usage text of a command to stdout (for -h/--help). */
+int rb_command_help(const char *cmd);
+
+#define RB_CMD(name) int cmd_##name(int argc, char **argv)
+
+RB_CMD(help);
+RB_CMD(version);
+
+#endif

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * robot help [CMD], robot version
+ */
+#include "../robot.h"
+#include "cli.h"
+
+RB_CMD(help)
+{
+	if (argc < 2) {
+		rb_print_usage(stdout);
+		return RB_EXIT_OK;
+	}
+	if (!rb_command_find(argv[1])) {
+		fprintf(stderr, "robot: '%s' is not a robot command\n",
+			argv[1]);
+		return RB_EXIT_USAGE;
+	}
+	return rb_command_help(argv[1]);
+}
+
+RB_CMD(version)
+{
+	(void)argc;
+	(void)argv;
+	printf("robot version %s\n", ROBOT_VERSION);
+	return RB_EXIT_OK;
+}

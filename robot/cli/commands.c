@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one table of robot commands. Adding a command: write
+ * cli/cmd_<name>.c, declare it in cli.h, add its row here.
+ */
+#include "../robot.h"
+#include "cli.h"
+
+const struct rb_command rb_commands[] = {
+	{ "help", cmd_help, "show help for robot or one of its commands",
+	  "usage: robot help [COMMAND]\n" },
+	{ "version", cmd_version, "print the robot's version",
+	  "usage: robot version\n       robot --version\n" },
+};
+
+const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
+
+const struct rb_command *rb_command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rb_commands_nr; i++)
+		if (!strcmp(rb_commands[i].name, name))
+			return &rb_commands[i];
+	return NULL;
+}
+
+int rb_usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct rb_command *c = rb_command_find(cmd);
+	va_list ap;
+
+	fputs("robot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)
+		fputs(c->usage, stderr);
+	return RB_EXIT_USAGE;
+}
+
+int rb_command_help(const char *cmd)
+{
+	const struct rb_command *c = rb_command_find(cmd);
+
+	if (!c)
+		return RB_EXIT_USAGE;
+	fputs(c->usage, stdout);
+	return RB_EXIT_OK;
+}
+
+void rb_print_usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: robot [--version] [--help] COMMAND [ARGS]\n\n"
+		     "commands:\n");
+	for (i = 0; i < rb_commands_nr; i++)
+		fprintf(out, "   %-10s %s\n", rb_commands[i].name,
+			rb_commands[i].summary);
+	fprintf(out, "\nSee 'robot help COMMAND' for the options of one.\n");
+}

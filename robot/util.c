@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Error slot, allocation wrappers, small string and file helpers.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "robot.h"
+
+#define RB_ERRMSG_MAX 2048
+
+static _Thread_local char errmsg[RB_ERRMSG_MAX];
+static _Thread_local bool errset;
+
+int rb_verror(const char *fmt, va_list ap)
+{
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	errset = true;
+	return -1;
+}
+
+int rb_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rb_verror(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int rb_error_prefix(const char *fmt, ...)
+{
+	char buf[RB_ERRMSG_MAX];
+	size_t n, m;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf) - 3, fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	buf[n++] = ':';
+	buf[n++] = ' ';
+	m = strlen(rb_errmsg());
+	if (m > sizeof(buf) - n - 1)
+		m = sizeof(buf) - n - 1;
+	memcpy(buf + n, rb_errmsg(), m);
+	buf[n + m] = '\0';
+	memcpy(errmsg, buf, n + m + 1);
+	errset = true;
+	return -1;
+}
+
+const char *rb_errmsg(void)
+{
+	return errset ? errmsg : "unknown error";
+}
+
+void rb_error_clear(void)
+{
+	errset = false;
+	errmsg[0] = '\0';
+}
+
+/*
+ * A message that starts with "FILE:LINE:COL:" already says where the
+ * problem is; compilers print those bare, and so do we.
+ */
+static bool has_location(const char *msg)
+{
+	const char *p = strchr(msg, ':');
+	int i;
+
+	if (!p || p == msg)
+		return false;
+	for (i = 0; i < 2; i++) {
+		const char *q = p + 1;
+
+		if (*q < '0' || *q > '9')
+			return false;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (*q != ':')
+			return false;
+		p = q;
+	}
+	return true;
+}
+
+void rb_error_print(void)
+{
+	const char *msg = rb_errmsg();
+
+	if (has_location(msg))
+		fprintf(stderr, "%s\n", msg);
+	else
+		fprintf(stderr, "robot: error: %s\n", msg);
+}
+
+void rb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("robot: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rb_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("robot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void rb_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("robot: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(RB_EXIT_FATAL);
+}
+
+void rb_bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "robot: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		rb_die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		rb_die("out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		rb_die("out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		rb_die("out of memory");
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		rb_die("out of memory");
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		rb_die("out of memory");
+	va_end(ap);
+	return p;
+}
+
+bool rb_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool rb_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+int rb_parse_long(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rb_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool rb_is_sha1_hex(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[40] == '\0';
+}
+
+int rb_read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	size_t alloc = 0, n = 0;
+
+	if (!f)
+		return rb_error("cannot open '%s': %s", path, strerror(errno));
+	for (;;) {
+		size_t got;
+
+		RB_ALLOC_GROW(p, n + 65536 + 1, alloc);
+		got = fread(p + n, 1, alloc - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		free(p);
+		return rb_error("cannot read '%s': %s", path, strerror(e));
+	}
+	fclose(f);
+	p[n] = '\0';
+	*buf = p;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int rb_write_file_atomic(const char *path, const void *buf, size_t len)
+{
+	char *lock = xstrfmt("%s.lock", path);
+	const char *p = buf;
+	int fd, ret = -1;
+
+	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		/* a stale lock from a crashed writer: we own the workdir lock */
+		unlink(lock);
+		fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	}
+	if (fd < 0) {
+		rb_error("cannot create '%s': %s", lock, strerror(errno));
+		goto out;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rb_error("cannot write '%s': %s", lock,
+				 strerror(errno));
+			close(fd);
+			unlink(lock);
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		rb_error("cannot sync '%s': %s", lock, strerror(errno));
+		unlink(lock);
+		goto out;
+	}
+	if (rename(lock, path) < 0) {
+		rb_error("cannot rename '%s' to '%s': %s", lock, path,
+			 strerror(errno));
+		unlink(lock);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(lock);
+	return ret;
+}
+
+int rb_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	int ret = 0;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			ret = rb_error("cannot create directory '%s': %s", p,
+				       strerror(errno));
+			goto out;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		ret = rb_error("cannot create directory '%s': %s", p,
+			       strerror(errno));
+out:
+	free(p);
+	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st RB_UNUSED,
+		  int type RB_UNUSED, struct FTW *ftw RB_UNUSED)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int rb_remove_tree(const char *path)
+{
+	if (!path || !*path || !strcmp(path, "/"))
+		return rb_error("refusing to remove '%s'", path ? path : "");
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+		return rb_error("cannot remove '%s': %s", path,
+				strerror(errno));
+	return 0;
+}
+
+bool rb_file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+bool rb_is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+char *rb_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+char *rb_path_join(const char *dir, const char *name)
+{
+	if (name[0] == '/' || !dir || !*dir)
+		return xstrdup(name);
+	if (rb_ends_with(dir, "/"))
+		return xstrfmt("%s%s", dir, name);
+	return xstrfmt("%s/%s", dir, name);
+}
+
+char *rb_realpath(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	if (!r) {
+		rb_error("cannot resolve path '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	return r;
+}
+
+double rb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double rb_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_UTIL_H
+#define ROBOT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Errors: a failing function stores one message with rb_error() and returns
+ * a negative value (rb_error() itself returns -1, so `return rb_error(...)`
+ * is the idiom). Callers that cannot handle the failure propagate the
+ * return value and leave the message alone; an adapter may prefix the
+ * library's own text once. Only robot/cli/ and the nightly loop print the
+ * message (rb_error_print) and exit.
+ *
+ * The message lives in a thread-local buffer: it stays valid until the
+ * next rb_error() on the same thread.
+ */
+int rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int rb_verror(const char *fmt, va_list ap);
+/* Prefix the stored message with "PREFIX: " (printf-style prefix). */
+int rb_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The stored message, or "unknown error" when none was set. */
+const char *rb_errmsg(void);
+void rb_error_clear(void);
+/* Print "robot: error: <msg>" (or "<msg>" when it already carries a
+ * file:line:col location) to stderr. */
+void rb_error_print(void);
+
+/* Warnings and notices go straight to stderr: "robot: warning: ...". */
+void rb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rb_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Fatal: print and exit 128. For "cannot happen" use RB_BUG. */
+void rb_die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+void rb_bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+#define RB_BUG(...) rb_bug_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Allocation that never returns NULL (dies on exhaustion). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Grow *p (of *alloc elements of size sz) to hold at least n elements. */
+#define RB_ALLOC_GROW(p, n, alloc)                                     \
+	do {                                                           \
+		if ((n) > (alloc)) {                                   \
+			size_t rb_ag_new = (alloc) ? (alloc)*2 : 8;    \
+			if (rb_ag_new < (n))                           \
+				rb_ag_new = (n);                       \
+			(p) = xrealloc((p), rb_ag_new * sizeof(*(p))); \
+			(alloc) = rb_ag_new;                           \
+		}                                                      \
+	} while (0)
+
+/* String helpers. */
+bool rb_starts_with(const char *s, const char *prefix);
+bool rb_ends_with(const char *s, const char *suffix);
+/* Parse a whole string as a base-10 integer / double; 0 or -1. */
+int rb_parse_long(const char *s, long *out);
+int rb_parse_double(const char *s, double *out);
+/* true when s is 40 lowercase hex digits */
+bool rb_is_sha1_hex(const char *s);
+
+/* Files. */
+/* Read a whole file; NUL-terminated; *len excludes the NUL. 0 or -1. */
+int rb_read_file(const char *path, char **buf, size_t *len);
+/* Write atomically: PATH.lock, fsync, rename (git's lockfile). 0 or -1. */
+int rb_write_file_atomic(const char *path, const void *buf, size_t len);
+/* mkdir -p with mode 0755; 0 or -1. */
+int rb_mkdir_p(const char *path);
+/* rm -rf; 0 or -1. Refuses "/" and "". */
+int rb_remove_tree(const char *path);
+bool rb_file_exists(const char *path);
+bool rb_is_executable(const char *path);
+/* dirname of path into a new string ("." when there is no slash). */
+char *rb_dirname(const char *path);
+/* Join dir and name unless name is absolute. */
+char *rb_path_join(const char *dir, const char *name);
+/* Absolute, normalised path of an existing file (realpath); NULL + error. */
+char *rb_realpath(const char *path);
+
+/* Time: seconds since the epoch as a double, and a monotonic clock. */
+double rb_now(void);
+double rb_monotonic(void);
+
+#endif
