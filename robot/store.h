@@ -119,8 +119,8 @@ int store_next_run_no(struct store *st, const struct run_key *key, int *out);
  * The values of one stat over the OK runs of a key, in run order. *vals is
  * malloc'd (NULL when n == 0). key->host may be NULL for "any host".
  */
-int store_samples(struct store *st, const struct run_key *key,
-		  const char *stat, double **vals, size_t *n);
+int store_samples(struct store *st, const struct run_key *key, const char *stat,
+		  double **vals, size_t *n);
 
 /* Count rows of a table (for tests and summaries). */
 int store_count(struct store *st, const char *table, const char *where,
