@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_STATS_H
+#define ROBOT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sbuf;
+
+/*
+ * Statistics for the robot: sample sets and their summaries, the tests and
+ * intervals that compare two sets, and the decisions built on them:
+ *
+ *   stats_power_check()   before a bisection: do the anchors differ, and
+ *                         how many runs per step will the steps need
+ *   stats_step_verdict()  one bisection step: good, bad, need more runs
+ *                         (or weak once the cap is reached)
+ *   stats_detect()        regression detection between two commits
+ *                         (nightly runs, endpoint and culprit checks)
+ *
+ * The module is pure: no I/O, no clock, no global state (only what the
+ * caller passes in). Functions allocate scratch memory with xmalloc and
+ * free it before they return; nothing they return needs freeing except a
+ * struct stats_set.
+ *
+ * Conventions: every function that compares two sets takes the base (the
+ * good or older commit, "a") first and the new one ("b") second; a change
+ * is b - a. A direction is +1 when higher values are better (lkp's index:
+ * `*_per_sec`), -1 when lower is better (latencies, times), 0 unknown.
+ */
+
+/* ------------------------------------------------------------------ */
+/* Sample sets */
+
+/*
+ * The values of one stat over several runs, in run order. Each run may
+ * carry the test box it ran on (host, small integers; 0 when there is one)
+ * and when it ran (any increasing number: a run counter, seconds). Those
+ * two are used by the step verdict to remove per-host offsets and slow
+ * drift; leave them out (stats_set_add) when they are not known.
+ *
+ * Invariant: v (and host/when once used) hold nr elements; host and when
+ * are NULL until stats_set_add_run is first called, after which every run
+ * has them (runs added with stats_set_add get host 0 and when 0).
+ */
+struct stats_set {
+	double *v;
+	int *host;
+	double *when;
+	size_t nr, alloc;
+};
+
+#define STATS_SET_INIT \
+	{              \
+		NULL   \
+	}
+
+void stats_set_init(struct stats_set *s);
+void stats_set_release(struct stats_set *s);
+void stats_set_add(struct stats_set *s, double x);
+void stats_set_addv(struct stats_set *s, const double *v, size_t n);
+void stats_set_add_run(struct stats_set *s, double x, int host, double when);
+/* Copy src into dst (which is released first). */
+void stats_set_copy(struct stats_set *dst, const struct stats_set *src);
+
+/* Welford's running mean and variance (fio's add_stat_sample). */
+struct stats_running {
+	size_t n;
+	double mean, m2, min, max;
+};
+#define STATS_RUNNING_INIT \
+	{                  \
+		0          \
+	}
+void stats_running_add(struct stats_running *r, double x);
+/* Population (divide by n) and sample (n - 1) variance; 0 when undefined. */
+double stats_running_var_pop(const struct stats_running *r);
+double stats_running_var(const struct stats_running *r);
+
+struct stats_summary {
+	size_t n;
+	double mean;
+	double stddev_pop; /* divides by n (lkp's %stddev) */
+	double stddev; /* divides by n - 1; 0 for n < 2 */
+	double cv_pct; /* 100 * stddev_pop / mean; 0 when mean is 0 */
+	double median, min, max;
+	double q1, q3; /* quartiles (linear interpolation, type 7) */
+	double mad; /* median absolute deviation (unscaled) */
+	double trimmed_mean; /* 20% trimmed mean */
+};
+
+/* Summarise n values; all zero when n == 0. */
+void stats_summarize(struct stats_summary *out, const double *v, size_t n);
+double stats_mean(const double *v, size_t n);
+double stats_median(const double *v, size_t n);
+/* Quantile q in [0, 1], linear interpolation between order statistics. */
+double stats_quantile(const double *v, size_t n, double q);
+/* Mean after dropping floor(frac * n) values at each end. */
+double stats_trimmed_mean(const double *v, size_t n, double frac);
+
+/*
+ * lkp's robust summary (StatSummary): sort, drop margin = min(n >> 5,
+ * max_margin) values at each end, then min, "mean" (the middle element
+ * s[n/2], a median) and max of what is left.
+ */
+struct stats_lkp_summary {
+	size_t n; /* values left after trimming */
+	double min, mid, max;
+	bool mid_is_int; /* the middle value came from an integer */
+};
+void stats_lkp_summary(struct stats_lkp_summary *out, const double *v,
+		       const bool *is_int, size_t n, size_t max_margin);
+
+/*
+ * Change of b against base a, in percent, with lkp's rule for a zero base
+ * (replaced by 1e-100: 0 -> x reads +1e+102%).
+ */
+double stats_pct_change(double a, double b);
+
+/*
+ * lkp's default change test (LKP::ChangedStat#change? without distance):
+ * every value of one side lies beyond the other side's middle value, and
+ * that side's middle lies beyond every value of the other side.
+ */
+bool stats_lkp_changed(const struct stats_lkp_summary *a,
+		       const struct stats_lkp_summary *b);
+
+/* ------------------------------------------------------------------ */
+/* Distributions (tested against published tables) */
+
+double stats_norm_cdf(double x);
+double stats_norm_sf(double x); /* 1 - cdf, accurate in the upper tail */
+double stats_norm_quantile(double p);
+/* Regularized incomplete beta I_x(a, b). */
+double stats_incbeta(double a, double b, double x);
+/* Student t with df degrees of freedom (df may be fractional). */
+double stats_t_cdf(double t, double df);
+double stats_t_sf(double t, double df);
+double stats_t_quantile(double p, double df);
+/* Kolmogorov's limiting distribution: P(sqrt(n) D > x). */
+double stats_kolmogorov_sf(double x);
+
+/* ------------------------------------------------------------------ */
+/* Tests and intervals between two sets */
+
+enum stats_alt {
+	STATS_TWO_SIDED,
+	STATS_GREATER, /* b is greater than a */
+	STATS_LESS, /* b is less than a */
+};
+
+struct stats_test {
+	double stat; /* t, U (of b) or D */
+	double df; /* t tests only */
+	double p;
+	bool exact; /* p from the exact distribution */
+};
+
+/*
+ * Welch's t test of the means. With zero variance on both sides the
+ * statistic is +-inf (p = 0) when the means differ, 0 (p = 1) otherwise.
+ * Needs n >= 2 on each side: returns -1 otherwise.
+ */
+int stats_welch(struct stats_test *out, const double *a, size_t na,
+		const double *b, size_t nb, enum stats_alt alt);
+/*
+ * Yuen's test: Welch's on trimmed means with winsorized variances (frac of
+ * each end trimmed, 0.2 usual); robust to outliers. -1 when n < 2 after
+ * trimming.
+ */
+int stats_yuen(struct stats_test *out, const double *a, size_t na,
+	       const double *b, size_t nb, double frac, enum stats_alt alt);
+/*
+ * Mann-Whitney U (Wilcoxon rank-sum). Exact distribution without ties for
+ * na, nb <= 50, else the normal approximation with tie and continuity
+ * corrections. stat is U of b: the number of pairs with b > a (ties 1/2).
+ */
+int stats_mann_whitney(struct stats_test *out, const double *a, size_t na,
+		       const double *b, size_t nb, enum stats_alt alt);
+/* Two-sample Kolmogorov-Smirnov, two-sided; exact for small samples. */
+int stats_ks2(struct stats_test *out, const double *a, size_t na,
+	      const double *b, size_t nb);
+
+struct stats_interval {
+	double est, lo, hi;
+	bool bounded; /* false when the interval is the whole line */
+};
+
+/* Welch interval for mean(b) - mean(a) at the given level (0.95). */
+int stats_diff_ci(struct stats_interval *out, const double *a, size_t na,
+		  const double *b, size_t nb, double level);
+/*
+ * Interval for the percent change 100 * (mean(b) / mean(a) - 1) by
+ * Fieller's theorem; unbounded when mean(a) is not significantly away
+ * from zero.
+ */
+int stats_pct_change_ci(struct stats_interval *out, const double *a, size_t na,
+			const double *b, size_t nb, double level);
+/*
+ * Hodges-Lehmann shift (median of all b_j - a_i) and its distribution-free
+ * interval from the Mann-Whitney distribution; robust to outliers.
+ */
+int stats_hodges_lehmann(struct stats_interval *out, const double *a, size_t na,
+			 const double *b, size_t nb, double level);
+
+/* ------------------------------------------------------------------ */
+/* Metric direction */
+
+/*
+ * The direction of a stat from a table of regular expressions (lkp's
+ * etc/index-perf-all.yaml idea, our own rows): +1 higher is better
+ * (stress-ng's *_per_sec, *_per_item, *_per_seek, bogo ops rates,
+ * throughputs), -1 lower is better (latencies, elapsed and system times,
+ * failures), 0 unknown. The first matching row wins.
+ */
+int stats_direction(const char *stat);
+/*
+ * lkp's kpi_stat_direction: "regression" when direction * change < 0,
+ * "improvement" otherwise, "undefined" when the direction is 0.
+ */
+const char *stats_change_kind(int direction, double change);
+
+/* ------------------------------------------------------------------ */
+/* Decisions for a bisection */
+
+enum stats_threshold_kind {
+	STATS_THRESHOLD_MIDPOINT, /* halfway between the anchors' means */
+	STATS_THRESHOLD_VALUE, /* an absolute value of the metric */
+	STATS_THRESHOLD_PCT, /* a change from good, in %, bad direction */
+};
+
+enum stats_drift {
+	STATS_DRIFT_OFF, /* no trend term */
+	STATS_DRIFT_AUTO, /* a trend term when the anchors show one */
+	STATS_DRIFT_ON, /* always a trend term (needs `when`) */
+};
+
+/*
+ * How a bisection decides. stats_policy_init() fills the defaults noted.
+ *
+ * Error budget: `budget` (0.01) is the chance of a wrong culprit the whole
+ * bisection may spend. A wrong verdict at any step gives a wrong culprit,
+ * so each step gets alpha = budget / expected_steps (union bound); the
+ * session sets expected_steps to ceil(log2(commits in the range)) plus the
+ * confirmation steps it runs. The endpoint (power) check spends
+ * endpoint_alpha (0.005) on "reproduced" when the anchors do not differ:
+ * that is the false-report rate on a history without a change.
+ */
+struct stats_policy {
+	int direction; /* +1, -1, or 0: take it from the anchors */
+	enum stats_threshold_kind threshold_kind;
+	double threshold; /* the value, or the % for THRESHOLD_PCT */
+	double budget; /* 0.01 */
+	unsigned expected_steps; /* 10 */
+	double endpoint_alpha; /* 0.005 */
+	unsigned min_runs; /* 2: never decide a step on fewer runs */
+	unsigned max_runs; /* 30: the cap per candidate, then weak */
+	unsigned anchor_min_runs; /* 3 */
+	unsigned anchor_max_runs; /* 30 */
+	/*
+	 * Outliers: a run's evidence is clipped as if it lay at most
+	 * clip_sd noise stddevs beyond the farther anchor (1.5), Huber's
+	 * robust probability ratio test.
+	 */
+	double clip_sd;
+	enum stats_drift drift; /* STATS_DRIFT_AUTO */
+	/*
+	 * Re-measure the anchors when the newest candidate run is more than
+	 * this (in `when` units) after the newest anchor runs on its host;
+	 * 0 (default): only when the candidate's host has none.
+	 */
+	double anchor_refresh;
+};
+
+void stats_policy_init(struct stats_policy *p);
+/* The error each step may spend: budget / expected_steps. */
+double stats_policy_step_alpha(const struct stats_policy *p);
+/*
+ * The anchor run counts at which stats_power_check decides (its looks):
+ * 3, 4, 5, 6, 8, 10, 13, 16, 20 clipped to [anchor_min_runs,
+ * anchor_max_runs]. The endpoint alpha is split evenly over them. Returns
+ * the smallest look >= n, or 0 when n is past the last one.
+ */
+unsigned stats_anchor_look(const struct stats_policy *p, size_t n);
+
+enum stats_verdict {
+	STATS_NEED_MORE, /* run the candidate (or anchors) again */
+	STATS_GOOD,
+	STATS_BAD,
+	STATS_WEAK, /* the cap was reached undecided: see lean */
+};
+const char *stats_verdict_name(enum stats_verdict v);
+
+struct stats_step {
+	enum stats_verdict verdict;
+	enum stats_verdict lean; /* GOOD or BAD: where the evidence points */
+	unsigned more_runs; /* candidate runs the evidence may still need */
+	unsigned more_anchor_runs; /* runs of each anchor wanted first */
+	int anchor_host; /* the host those anchor runs should use, or -1 */
+	double llr; /* evidence for bad (>0) or good (<0), natural log */
+	double bound; /* |llr| needed to decide */
+	double threshold; /* the threshold the candidate is held against */
+	double good_mean, bad_mean; /* anchors (robust, adjusted) */
+	double cand_mean; /* candidate, adjusted for host and drift */
+	double noise_sd; /* pooled noise stddev of single runs */
+	double trend; /* fitted drift per `when` unit (0: none fitted) */
+	int hosts; /* hosts whose offsets were fitted */
+	size_t runs; /* candidate runs used */
+};
+
+/*
+ * One bisection step: is the candidate like the good anchor or like the
+ * bad one? A sequential probability ratio test (Wald) of "the candidate's
+ * mean sits w below the threshold" against "w above it" (w: the distance
+ * to the nearer anchor), one run at a time:
+ *
+ *   llr = sum_i clip(2 w (x_i - T) / s^2, -c, c)       (oriented: >0 bad)
+ *
+ * with x_i the candidate's runs after removing host offsets and drift
+ * fitted on the anchors (robustly, Huber IRLS), T the threshold, s^2 the
+ * noise variance plus the uncertainty the anchors leave in T (so that
+ * poorly measured anchors cannot give confident verdicts), c Huber's clip
+ * (policy.clip_sd). It decides BAD when llr >= A, GOOD when llr <= -A and
+ * at least min_runs runs are in, with A = -log(alpha) corrected for the
+ * few degrees of freedom the noise estimate has (the boundary grows as
+ * (df/2)(alpha^(-2/df) - 1), which keeps the error at alpha averaged over
+ * the noise estimate). Zero-variance data clip every run to +-A, so
+ * min_runs concordant runs decide. After max_runs runs it answers WEAK
+ * with the lean.
+ *
+ * NEED_MORE sets more_runs (a Wald estimate of the candidate runs still
+ * needed) or, when the candidate ran on a host without anchor runs or
+ * the anchors are too uncertain for any number of candidate runs to
+ * decide, more_anchor_runs and anchor_host: run each anchor that many
+ * times on that host (interleaved with the candidate, to cancel drift).
+ *
+ * `why` (may be NULL) receives one line saying what was measured and why
+ * the verdict is what it is. Returns -1 (rb_error) on unusable input:
+ * anchors with fewer than 2 runs each, an empty threshold zone.
+ */
+int stats_step_verdict(const struct stats_policy *p,
+		       const struct stats_set *good,
+		       const struct stats_set *bad,
+		       const struct stats_set *cand, struct stats_step *out,
+		       struct sbuf *why);
+
+/*
+ * Expected candidate runs per step for a change of `effect` noise stddevs
+ * between the anchors (midpoint threshold), anchors of n_anchor runs each:
+ * Wald's approximation of the mean sample number, at least min_runs, at
+ * most max_runs. *worst (may be NULL) gets a 90% quantile estimate.
+ */
+double stats_runs_needed(const struct stats_policy *p, double effect,
+			 size_t n_anchor, double *worst);
+
+enum stats_endpoint {
+	STATS_ENDPOINT_NEED_MORE,
+	STATS_REPRODUCED,
+	STATS_NOT_REPRODUCED,
+};
+
+struct stats_power {
+	enum stats_endpoint verdict;
+	unsigned more_anchor_runs; /* runs of each anchor before asking again */
+	int direction; /* the direction used (policy's, or the anchors') */
+	double good_mean, bad_mean, change_pct;
+	double noise_sd, effect; /* |bad - good| in noise stddevs */
+	double p; /* one-sided p of "bad is worse" (Welch) */
+	double alpha; /* what p had to reach at this look */
+	double runs_per_step; /* expected, for the steps to come */
+	double runs_per_step_worst; /* 90% quantile */
+	double runs_total; /* rough runs for expected_steps steps */
+};
+
+/*
+ * The endpoint check and power check before a bisection. The anchors are
+ * measured alternately (good, bad, good, ...) up to a look count
+ * (stats_anchor_look): at each look, REPRODUCED when the bad anchor is
+ * worse than the good one with one-sided Welch p <= endpoint_alpha /
+ * looks, and beyond the threshold; NOT_REPRODUCED when the bad anchor is
+ * significantly better, when the change cannot cross the threshold, or
+ * at anchor_max_runs; NEED_MORE (with more_anchor_runs) otherwise. Both
+ * anchors constant: decided at anchor_min_runs.
+ *
+ * Once reproduced, runs_per_step says how many candidate runs the steps
+ * will need at the policy's error budget. `why` gets the message, e.g.
+ *   not reproduced: stress-ng.x good 4406 +-2% (6 runs), bad 4380 +-3%
+ *   (6 runs): -0.6%, p=0.41 needs <=0.00056
+ * (the caller prefixes the stat name). -1 on unusable input.
+ */
+int stats_power_check(const struct stats_policy *p,
+		      const struct stats_set *good, const struct stats_set *bad,
+		      struct stats_power *out, struct sbuf *why);
+
+struct stats_detect_opts {
+	int direction; /* +1, -1, 0 (any change counts as "changed") */
+	double threshold_pct; /* minimum |change| to report, % (0) */
+	double alpha; /* 0.01 */
+	double level; /* confidence level of intervals, 0.95 */
+	double trim; /* Yuen trimming, 0.2 */
+};
+void stats_detect_opts_init(struct stats_detect_opts *o);
+
+struct stats_detection {
+	bool significant; /* one-sided (or two-sided) Yuen p <= alpha */
+	bool beyond_threshold; /* |change| >= threshold_pct */
+	bool bad_direction; /* the change is in the bad direction */
+	bool regression; /* all three */
+	bool improvement; /* significant, beyond, good direction */
+	double base_mean, new_mean;
+	double change_pct, change_abs;
+	struct stats_interval ci_pct; /* Fieller */
+	struct stats_interval ci_abs; /* Welch */
+	struct stats_interval shift; /* Hodges-Lehmann, robust */
+	double p; /* Yuen's p (one-sided in the bad direction if known) */
+	double p_welch, p_mwu, p_ks; /* two-sided, for the record */
+};
+
+/*
+ * Regression detection between two commits (a = base, b = new): is the
+ * change significant (Yuen's trimmed-mean test at alpha, one-sided in the
+ * bad direction when the direction is known), beyond threshold_pct, in
+ * the bad direction; with the change and its intervals. Needs >= 2 runs
+ * on each side (-1 otherwise). `why` gets one line.
+ */
+int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
+		 const double *b, size_t nb, struct stats_detection *out,
+		 struct sbuf *why);
+
+#endif
