@@ -461,9 +461,20 @@ double stats_t_cdf(double t, double df)
 	return t >= 0 ? 1 - t_upper(t, df) : t_upper(-t, df);
 }
 
+static double t_pdf(double t, double df)
+{
+	return exp(log_gamma((df + 1) / 2) - log_gamma(df / 2) -
+		   0.5 * log(df * M_PI) - (df + 1) / 2 * log1p(t * t / df));
+}
+
+/*
+ * Newton's method on the upper tail from a Cornish-Fisher start (the
+ * normal quantile corrected in powers of 1/df), kept inside a bracket
+ * that bisection shrinks whenever a Newton step would leave it.
+ */
 double stats_t_quantile(double p, double df)
 {
-	double tail, lo = 0, hi = 1, mid;
+	double tail, z, t, lo = 0, hi = INFINITY;
 	int i;
 
 	if (isnan(p) || p < 0 || p > 1 || !(df > 0))
@@ -475,18 +486,30 @@ double stats_t_quantile(double p, double df)
 	if (p == 1)
 		return INFINITY;
 	tail = p > 0.5 ? 1 - p : p;
-	while (t_upper(hi, df) > tail && hi < 1e300)
-		hi *= 2;
-	/* bisection in the log domain: the sf is monotone */
-	for (i = 0; i < 2000 && hi - lo > 1e-15 * hi; i++) {
-		mid = 0.5 * (lo + hi);
-		if (t_upper(mid, df) > tail)
-			lo = mid;
+	z = -stats_norm_quantile(tail);
+	t = z + (z * z * z + z) / (4 * df) +
+	    (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * df * df);
+	if (!(t > 0) || !isfinite(t))
+		t = z;
+	for (i = 0; i < 200; i++) {
+		double f = t_upper(t, df) - tail, next;
+
+		if (f > 0)
+			lo = t;
 		else
-			hi = mid;
+			hi = t;
+		if (fabs(f) <= 1e-15 * tail)
+			break;
+		next = t + f / t_pdf(t, df);
+		if (!(next > lo && next < hi))
+			next = isinf(hi) ? 2 * t + 1 : 0.5 * (lo + hi);
+		if (fabs(next - t) <= 1e-14 * t) {
+			t = next;
+			break;
+		}
+		t = next;
 	}
-	mid = 0.5 * (lo + hi);
-	return p > 0.5 ? mid : -mid;
+	return p > 0.5 ? t : -t;
 }
 
 double stats_kolmogorov_sf(double x)
@@ -982,7 +1005,7 @@ static void direction_compile(void)
 	for (i = 0; i < RB_ARRAY_SIZE(direction_rows); i++)
 		direction_ok[i] = !regcomp(&direction_re[i],
 					   direction_rows[i].re,
-					   REG_EXTENDED | REG_NOSUB);
+					   REG_EXTENDED | REG_NOSUB | REG_ICASE);
 }
 
 int stats_direction(const char *stat)
@@ -1891,7 +1914,7 @@ void stats_detect_opts_init(struct stats_detect_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->alpha = 0.01;
 	o->level = 0.95;
-	o->trim = 0.2;
+	o->trim = 0.1;
 }
 
 int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,

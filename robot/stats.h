@@ -397,7 +397,7 @@ struct stats_detect_opts {
 	double threshold_pct; /* minimum |change| to report, % (0) */
 	double alpha; /* 0.01 */
 	double level; /* confidence level of intervals, 0.95 */
-	double trim; /* Yuen trimming, 0.2 */
+	double trim; /* Yuen trimming, 0.1 (none below 10 runs) */
 };
 void stats_detect_opts_init(struct stats_detect_opts *o);
 

@@ -1,0 +1,987 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "robot.h"
+#include "sbuf.h"
+#include "stats.h"
+
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
+
+/* ------------------------------------------------------------------ */
+/* summaries */
+
+Test(stats, summary_of_a_textbook_sample)
+{
+	/* mean 5, population sd 2, sample sd sqrt(32/7) */
+	static const double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	struct stats_summary s;
+
+	stats_summarize(&s, v, RB_ARRAY_SIZE(v));
+	cr_assert_eq(s.n, 8);
+	cr_assert(NEAR(s.mean, 5, 1e-12));
+	cr_assert(NEAR(s.stddev_pop, 2, 1e-12));
+	cr_assert(NEAR(s.stddev, sqrt(32.0 / 7), 1e-12));
+	cr_assert(NEAR(s.cv_pct, 40, 1e-10));
+	cr_assert(NEAR(s.median, 4.5, 1e-12));
+	cr_assert_eq(s.min, 2);
+	cr_assert_eq(s.max, 9);
+	cr_assert(NEAR(s.q1, 4, 1e-12));
+	cr_assert(NEAR(s.q3, 5.5, 1e-12));
+	cr_assert(NEAR(s.mad, 0.5, 1e-12));
+	/* 20% of 8 is 1 value off each end: mean of 4 4 4 5 5 7 */
+	cr_assert(NEAR(s.trimmed_mean, 29.0 / 6, 1e-12));
+}
+
+Test(stats, welford_is_stable_far_from_zero)
+{
+	struct stats_running r = STATS_RUNNING_INIT;
+	int i;
+
+	/* 1e9 + {4, 7, 13, 16}: a naive sum of squares loses this */
+	for (i = 0; i < 1000; i++) {
+		stats_running_add(&r, 1e9 + 4);
+		stats_running_add(&r, 1e9 + 7);
+		stats_running_add(&r, 1e9 + 13);
+		stats_running_add(&r, 1e9 + 16);
+	}
+	cr_assert(NEAR(r.mean, 1e9 + 10, 1e-3), "%.6f", r.mean);
+	cr_assert(NEAR(stats_running_var_pop(&r), 22.5, 1e-3), "%.6f",
+		  stats_running_var_pop(&r));
+	cr_assert_eq(r.min, 1e9 + 4);
+	cr_assert_eq(r.max, 1e9 + 16);
+}
+
+Test(stats, empty_and_single_values)
+{
+	struct stats_summary s;
+	double one = 42;
+
+	stats_summarize(&s, NULL, 0);
+	cr_assert_eq(s.n, 0);
+	stats_summarize(&s, &one, 1);
+	cr_assert_eq(s.mean, 42);
+	cr_assert_eq(s.stddev, 0);
+	cr_assert_eq(s.stddev_pop, 0);
+	cr_assert_eq(s.median, 42);
+}
+
+Test(stats, pct_change_and_the_zero_base)
+{
+	cr_assert(NEAR(stats_pct_change(4406, 4634), 5.1747617, 1e-6));
+	cr_assert(NEAR(stats_pct_change(100, 0), -100, 1e-12));
+	/* lkp replaces a zero base by 1e-100 */
+	cr_assert(NEAR(stats_pct_change(0, 2) / 2e102, 1, 1e-12));
+	/* and so 0 -> 0 reads -100% in lkp's arithmetic */
+	cr_assert(NEAR(stats_pct_change(0, 0), -100, 1e-12));
+}
+
+/* lkp's StatSummary: trims n >> 5 (at most max_margin) values per end */
+Test(stats, lkp_summary_trims_only_from_32_runs)
+{
+	double v[40];
+	struct stats_lkp_summary s;
+	int i;
+
+	for (i = 0; i < 40; i++)
+		v[i] = 40 - i; /* 40 .. 1 */
+	stats_lkp_summary(&s, v, NULL, 31, 3);
+	cr_assert_eq(s.n, 31);
+	cr_assert_eq(s.min, 10);
+	cr_assert_eq(s.max, 40);
+	cr_assert_eq(s.mid, 25); /* s[31 / 2] */
+	stats_lkp_summary(&s, v, NULL, 40, 3);
+	cr_assert_eq(s.n, 38); /* 40 >> 5 = 1 per end */
+	cr_assert_eq(s.min, 2);
+	cr_assert_eq(s.max, 39);
+	stats_lkp_summary(&s, v, NULL, 40, 0);
+	cr_assert_eq(s.n, 40);
+}
+
+/*
+ * lkp's change rule: changed iff every value of one side is beyond the
+ * other's middle and that side's middle is beyond all of the other's.
+ */
+Test(stats, lkp_change_rule_table)
+{
+	static const struct {
+		double a[6], b[6];
+		size_t n;
+		bool changed;
+	} cases[] = {
+		{ { 1, 2, 3 }, { 4, 5, 6 }, 3, true },
+		{ { 1, 2, 3 }, { 2.5, 5, 6 }, 3, true }, /* 2.5 > mid 2 */
+		{ { 1, 2, 3 }, { 2, 5, 6 }, 3, false }, /* 2 is not > 2 */
+		{ { 1, 2, 3 }, { 2.5, 3, 6 }, 3, false }, /* mid 3 = max */
+		{ { 4, 5, 6 }, { 1, 2, 3 }, 3, true }, /* either way */
+		{ { 10, 10, 10, 10, 10, 10 },
+		  { 10, 10, 10, 10, 10, 10 },
+		  6,
+		  false },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		struct stats_lkp_summary a, b;
+
+		stats_lkp_summary(&a, cases[i].a, NULL, cases[i].n, 3);
+		stats_lkp_summary(&b, cases[i].b, NULL, cases[i].n, 3);
+		cr_assert_eq(stats_lkp_changed(&a, &b), cases[i].changed,
+			     "case %zu", i);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* distributions, against published tables and exact identities */
+
+Test(stats, normal_quantiles_match_the_tables)
+{
+	static const struct {
+		double p, z;
+	} t[] = {
+		{ 0.5, 0 },
+		{ 0.9, 1.2815515655 },
+		{ 0.95, 1.6448536270 },
+		{ 0.975, 1.9599639845 },
+		{ 0.995, 2.5758293035 },
+		{ 0.999, 3.0902323062 },
+		{ 0.025, -1.9599639845 },
+		{ 1e-10, -6.3613409025 },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		cr_assert(NEAR(stats_norm_quantile(t[i].p), t[i].z, 1e-9),
+			  "p=%g: %.12f", t[i].p, stats_norm_quantile(t[i].p));
+		cr_assert(NEAR(stats_norm_cdf(t[i].z), t[i].p,
+			       1e-10 * RB_MAX(1, t[i].p)));
+	}
+	cr_assert(NEAR(stats_norm_cdf(1.96), 0.9750021048517795, 1e-14));
+	cr_assert(NEAR(stats_norm_sf(6) / 9.865876450376946e-10, 1, 1e-10));
+}
+
+Test(stats, t_quantiles_match_the_tables)
+{
+	/* two-sided 5% and 1%, one-sided 5% and 1% rows of a t table */
+	static const struct {
+		double p, df, t;
+	} t[] = {
+		{ 0.975, 1, 12.7062047362 }, { 0.975, 2, 4.3026527297 },
+		{ 0.975, 5, 2.5705818356 },  { 0.975, 10, 2.2281388520 },
+		{ 0.975, 30, 2.0422724563 }, { 0.995, 3, 5.8409093097 },
+		{ 0.95, 30, 1.6972608866 },  { 0.99, 20, 2.5279770027 },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		double q = stats_t_quantile(t[i].p, t[i].df);
+
+		cr_assert(NEAR(q, t[i].t, 1e-7), "p=%g df=%g: %.10f", t[i].p,
+			  t[i].df, q);
+		cr_assert(NEAR(stats_t_cdf(t[i].t, t[i].df), t[i].p, 1e-9));
+		cr_assert(NEAR(stats_t_quantile(1 - t[i].p, t[i].df), -t[i].t,
+			       1e-7));
+	}
+}
+
+Test(stats, t_cdf_closed_forms)
+{
+	double x;
+
+	/* df 1 is Cauchy: 1/2 + atan(t)/pi; df 2: 1/2 + t / (2 sqrt(2+t^2)) */
+	for (x = -5; x <= 5; x += 0.25) {
+		cr_assert(NEAR(stats_t_cdf(x, 1), 0.5 + atan(x) / M_PI, 1e-12));
+		cr_assert(NEAR(stats_t_cdf(x, 2),
+			       0.5 + x / (2 * sqrt(2 + x * x)), 1e-12));
+	}
+	cr_assert(NEAR(stats_t_sf(2, 1e8), stats_norm_sf(2), 1e-8));
+}
+
+Test(stats, incomplete_beta_exact_values)
+{
+	/*
+	 * For integers, I_x(a, b) = P(Binomial(a + b - 1, x) >= a); and
+	 * I_x(a, 1) = x^a, I_x(1, b) = 1 - (1 - x)^b.
+	 */
+	cr_assert(NEAR(stats_incbeta(2, 3, 0.5), 11.0 / 16, 1e-14));
+	cr_assert(NEAR(stats_incbeta(1, 1, 0.3), 0.3, 1e-14));
+	cr_assert(NEAR(stats_incbeta(3, 1, 0.2), 0.008, 1e-14));
+	cr_assert(NEAR(stats_incbeta(1, 4, 0.1), 1 - pow(0.9, 4), 1e-14));
+	cr_assert(NEAR(stats_incbeta(2, 2, 0.4), 0.352, 1e-14));
+	/* P(Bin(14, 0.2) >= 5) = 1 - sum_{k<5} C(14,k) .2^k .8^(14-k) */
+	cr_assert(NEAR(stats_incbeta(5, 10, 0.2), 0.12983962583, 1e-10));
+	cr_assert_eq(stats_incbeta(2, 3, 0), 0);
+	cr_assert_eq(stats_incbeta(2, 3, 1), 1);
+}
+
+Test(stats, kolmogorov_critical_values)
+{
+	/* the published asymptotic critical values of sqrt(n) D */
+	cr_assert(NEAR(stats_kolmogorov_sf(1.2238), 0.10, 2e-4));
+	cr_assert(NEAR(stats_kolmogorov_sf(1.3581), 0.05, 2e-4));
+	cr_assert(NEAR(stats_kolmogorov_sf(1.6276), 0.01, 2e-4));
+	cr_assert(NEAR(stats_kolmogorov_sf(0.5), 0.9639452436, 1e-8));
+	cr_assert_eq(stats_kolmogorov_sf(0), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* two-sample tests */
+
+/* R's datasets::sleep, the example of R's t.test and wilcox.test */
+static const double sleep1[] = { 0.7, -1.6, -0.2, -1.2, -0.1,
+				 3.4, 3.7,  0.8,  0.0,	2.0 };
+static const double sleep2[] = { 1.9, 0.8, 1.1, 0.1, -0.1,
+				 4.4, 5.5, 1.6, 4.6, 3.4 };
+
+Test(stats, welch_on_the_sleep_data)
+{
+	struct stats_test t;
+	struct stats_interval ci;
+
+	/* R: t = -1.8608, df = 17.776, p-value = 0.07939 */
+	cr_assert_eq(stats_welch(&t, sleep2, 10, sleep1, 10, STATS_TWO_SIDED),
+		     0);
+	cr_assert(NEAR(t.stat, -1.860813, 1e-6));
+	cr_assert(NEAR(t.df, 17.77647, 1e-5));
+	cr_assert(NEAR(t.p, 0.0793941, 1e-6));
+	/* 95 percent confidence interval: -3.3654832  0.2054832 */
+	cr_assert_eq(stats_diff_ci(&ci, sleep2, 10, sleep1, 10, 0.95), 0);
+	cr_assert(NEAR(ci.lo, -3.3654832, 1e-6));
+	cr_assert(NEAR(ci.hi, 0.2054832, 1e-6));
+	cr_assert(NEAR(ci.est, -1.58, 1e-12));
+	/* one-sided halves */
+	stats_welch(&t, sleep2, 10, sleep1, 10, STATS_LESS);
+	cr_assert(NEAR(t.p, 0.0793941 / 2, 1e-6));
+	stats_welch(&t, sleep2, 10, sleep1, 10, STATS_GREATER);
+	cr_assert(NEAR(t.p, 1 - 0.0793941 / 2, 1e-6));
+}
+
+Test(stats, welch_edge_cases)
+{
+	static const double a[] = { 5, 5, 5 }, b[] = { 6, 6, 6 };
+	struct stats_test t;
+
+	cr_assert_eq(stats_welch(&t, a, 3, b, 3, STATS_TWO_SIDED), 0);
+	cr_assert(isinf(t.stat) && t.stat > 0);
+	cr_assert_eq(t.p, 0);
+	stats_welch(&t, a, 3, b, 3, STATS_LESS);
+	cr_assert_eq(t.p, 1);
+	stats_welch(&t, a, 3, a, 3, STATS_TWO_SIDED);
+	cr_assert_eq(t.p, 1);
+	cr_assert_eq(stats_welch(&t, a, 1, b, 3, STATS_TWO_SIDED), -1);
+}
+
+Test(stats, yuen_without_trimming_is_welch)
+{
+	struct stats_test w, y;
+
+	stats_welch(&w, sleep1, 10, sleep2, 10, STATS_TWO_SIDED);
+	stats_yuen(&y, sleep1, 10, sleep2, 10, 0, STATS_TWO_SIDED);
+	cr_assert(NEAR(w.stat, y.stat, 1e-12));
+	cr_assert(NEAR(w.df, y.df, 1e-9));
+	cr_assert(NEAR(w.p, y.p, 1e-12));
+}
+
+Test(stats, yuen_shrugs_off_an_outlier)
+{
+	static const double a[] = {
+		10, 11, 9, 10, 10.5, 9.5, 10, 10.2, 9.8, 10
+	};
+	double b[] = { 12, 13, 11, 12, 12.5, 11.5, 12, 12.2, 11.8, 12 };
+	struct stats_test w, y;
+
+	b[9] = -200; /* one crashed run */
+	stats_welch(&w, a, 10, b, 10, STATS_TWO_SIDED);
+	stats_yuen(&y, a, 10, b, 10, 0.2, STATS_TWO_SIDED);
+	cr_assert_gt(w.p, 0.3);
+	cr_assert_lt(y.p, 1e-4);
+}
+
+Test(stats, mann_whitney_on_the_sleep_data)
+{
+	struct stats_test t;
+
+	/*
+	 * R: W = 25.5, p-value = 0.06933 (normal approximation with ties
+	 * and continuity corrections). W is U of the first sample; ours is
+	 * U of b, 100 - 25.5.
+	 */
+	cr_assert_eq(stats_mann_whitney(&t, sleep2, 10, sleep1, 10,
+					STATS_TWO_SIDED),
+		     0);
+	cr_assert(NEAR(t.stat, 25.5, 1e-12));
+	cr_assert(!t.exact);
+	cr_assert(NEAR(t.p, 0.06932758, 1e-7));
+	stats_mann_whitney(&t, sleep1, 10, sleep2, 10, STATS_TWO_SIDED);
+	cr_assert(NEAR(t.stat, 74.5, 1e-12));
+	cr_assert(NEAR(t.p, 0.06932758, 1e-7));
+}
+
+Test(stats, mann_whitney_exact_table)
+{
+	/*
+	 * n = m = 5 without ties: P(U <= u) = 1, 2, 4, 7, 12 / 252 for
+	 * u = 0..4 (the Mann-Whitney table).
+	 */
+	static const struct {
+		double b[5];
+		double p_less;
+	} t[] = {
+		{ { 0.1, 0.2, 0.3, 0.4, 0.5 }, 1.0 / 252 },
+		{ { 0.1, 0.2, 0.3, 0.4, 1.5 }, 2.0 / 252 },
+		{ { 0.1, 0.2, 0.3, 0.4, 2.5 }, 4.0 / 252 },
+		{ { 0.1, 0.2, 0.3, 0.4, 3.5 }, 7.0 / 252 },
+		{ { 0.1, 0.2, 0.3, 0.4, 4.5 }, 12.0 / 252 },
+	};
+	static const double a[] = { 1, 2, 3, 4, 5 };
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		struct stats_test r;
+
+		stats_mann_whitney(&r, a, 5, t[i].b, 5, STATS_LESS);
+		cr_assert(r.exact);
+		cr_assert(NEAR(r.stat, (double)i, 1e-12));
+		cr_assert(NEAR(r.p, t[i].p_less, 1e-12), "u=%zu: %g", i, r.p);
+		stats_mann_whitney(&r, a, 5, t[i].b, 5, STATS_TWO_SIDED);
+		cr_assert(NEAR(r.p, 2 * t[i].p_less, 1e-12));
+	}
+}
+
+Test(stats, ks_exact_values)
+{
+	static const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 6, 7, 8, 9, 10 };
+	static const double c[] = { 1, 2, 3 }, d[] = { 4, 5, 6 };
+	static const double e[] = { 1, 3, 5, 7, 9 }, f[] = { 2, 4, 6, 8, 10 };
+	struct stats_test t;
+
+	/* R ks.test: D = 1, p-value = 0.007937 (2 / choose(10, 5)) */
+	cr_assert_eq(stats_ks2(&t, a, 5, b, 5), 0);
+	cr_assert(NEAR(t.stat, 1, 1e-12));
+	cr_assert(NEAR(t.p, 2.0 / 252, 1e-12));
+	stats_ks2(&t, c, 3, d, 3);
+	cr_assert(NEAR(t.p, 2.0 / 20, 1e-12));
+	/* interleaved: D = 1/5, nothing */
+	stats_ks2(&t, e, 5, f, 5);
+	cr_assert(NEAR(t.stat, 0.2, 1e-12));
+	cr_assert(NEAR(t.p, 1, 1e-12));
+}
+
+Test(stats, hodges_lehmann_shift_and_interval)
+{
+	static const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 6, 7, 8, 9, 10 };
+	struct stats_interval hl;
+
+	/* the 25 differences are 1..9 with counts 1 2 3 4 5 4 3 2 1 */
+	cr_assert_eq(stats_hodges_lehmann(&hl, a, 5, b, 5, 0.95), 0);
+	cr_assert_eq(hl.est, 5);
+	cr_assert(hl.bounded);
+	/* P(U <= 2) = 4/252 <= 2.5% < P(U <= 3): cut 3 at each end */
+	cr_assert_eq(hl.lo, 2);
+	cr_assert_eq(hl.hi, 8);
+}
+
+Test(stats, fieller_interval_brackets_the_change)
+{
+	static const double a[] = { 100, 101, 99, 100, 100.5, 99.5 };
+	static const double b[] = { 90, 91, 89, 90, 90.5, 89.5 };
+	static const double z[] = { -1, 1, -2, 2, 0.5, -0.5 };
+	struct stats_interval ci;
+
+	cr_assert_eq(stats_pct_change_ci(&ci, a, 6, b, 6, 0.95), 0);
+	cr_assert(ci.bounded);
+	cr_assert(NEAR(ci.est, -10, 1e-12));
+	cr_assert_lt(ci.lo, -10);
+	cr_assert_gt(ci.hi, -10);
+	cr_assert_gt(ci.lo, -12);
+	cr_assert_lt(ci.hi, -8);
+	/* a base mean indistinguishable from 0: no bounded ratio */
+	stats_pct_change_ci(&ci, z, 6, b, 6, 0.95);
+	cr_assert(!ci.bounded);
+}
+
+/* ------------------------------------------------------------------ */
+/* directions */
+
+Test(stats, direction_table)
+{
+	static const struct {
+		const char *stat;
+		int dir;
+	} t[] = {
+		{ "stress-ng.mlockmany.ops_per_sec", 1 },
+		{ "stress-ng.udp-flood.sendto_calls_per_sec", 1 },
+		{ "stress-ng.mlockmany.ops", 0 },
+		{ "stress-ng.mlockmany.fail", -1 },
+		{ "stress-ng.mlockmany.pass", 1 },
+		{ "stress-ng.time.elapsed_time", -1 },
+		{ "stress-ng.time.system_time", -1 },
+		{ "perf-sched.sch_delay.avg.ms.__cond_resched.down_read", -1 },
+		{ "cyclictest.latency_max_us", -1 },
+		{ "fio.write_clat_mean_us", -1 },
+		{ "netperf.Throughput_Mbps", 1 },
+		{ "vmstat.system.cs", 0 },
+		{ "mpstat.cpu.all.irq%", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++)
+		cr_assert_eq(stats_direction(t[i].stat), t[i].dir, "%s: %d",
+			     t[i].stat, stats_direction(t[i].stat));
+	cr_assert_str_eq(stats_change_kind(1, -5.2), "regression");
+	cr_assert_str_eq(stats_change_kind(-1, -5.2), "improvement");
+	cr_assert_str_eq(stats_change_kind(0, -5.2), "undefined");
+}
+
+/* ------------------------------------------------------------------ */
+/* step verdicts: deterministic cases */
+
+static void set_of(struct stats_set *s, const double *v, size_t n)
+{
+	stats_set_init(s);
+	stats_set_addv(s, v, n);
+}
+
+/* deterministic QEMU runs: every run identical, decided at min_runs */
+Test(stats, zero_variance_decides_at_min_runs)
+{
+	static const double g[] = { 100, 100, 100 }, b[] = { 90, 90, 90 };
+	static const struct {
+		double c[3];
+		size_t n;
+		enum stats_verdict v;
+	} t[] = {
+		{ { 0 }, 0, STATS_NEED_MORE },
+		{ { 100 }, 1, STATS_NEED_MORE },
+		{ { 100, 100 }, 2, STATS_GOOD },
+		{ { 90, 90 }, 2, STATS_BAD },
+		{ { 100, 90 }, 2, STATS_NEED_MORE }, /* not deterministic */
+		{ { 91, 92 }, 2, STATS_BAD }, /* constant anchors, noisy cand */
+	};
+	struct stats_policy p;
+	size_t i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		struct stats_set sg, sb, sc;
+		struct stats_step st;
+		struct sbuf why = SBUF_INIT;
+
+		set_of(&sg, g, 3);
+		set_of(&sb, b, 3);
+		set_of(&sc, t[i].c, t[i].n);
+		cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, &why),
+			     0);
+		cr_assert_eq(st.verdict, t[i].v, "case %zu: %s", i, why.buf);
+		cr_assert_eq(st.threshold, 95);
+		if (st.verdict == STATS_NEED_MORE)
+			cr_assert_geq(st.more_runs + st.more_anchor_runs, 1);
+		stats_set_release(&sg);
+		stats_set_release(&sb);
+		stats_set_release(&sc);
+		sbuf_release(&why);
+	}
+}
+
+Test(stats, step_thresholds_value_and_percent)
+{
+	static const double g[] = { 100, 101, 99, 100, 100.5, 99.5 };
+	static const double b[] = { 80, 81, 79, 80, 80.5, 79.5 };
+	static const double c[] = { 93, 93.5, 92.5, 93, 93.2, 92.8 };
+	struct stats_set sg, sb, sc;
+	struct stats_policy p;
+	struct stats_step st;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	set_of(&sc, c, 6);
+	stats_policy_init(&p);
+	p.direction = 1;
+	/* midpoint 90: 93 is good */
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_GOOD);
+	/* a 5% regression threshold from good is 95: 93 is bad */
+	p.threshold_kind = STATS_THRESHOLD_PCT;
+	p.threshold = 5;
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert(NEAR(st.threshold, 95, 1e-9));
+	cr_assert_eq(st.verdict, STATS_BAD);
+	/* an absolute threshold */
+	p.threshold_kind = STATS_THRESHOLD_VALUE;
+	p.threshold = 85;
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_GOOD);
+	/* a threshold outside the anchors is refused */
+	p.threshold = 70;
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), -1);
+	cr_assert(strstr(rb_errmsg(), "not between the anchors"));
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+	stats_set_release(&sc);
+}
+
+Test(stats, a_new_host_needs_anchor_runs_there)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step st;
+	int i;
+
+	stats_policy_init(&p);
+	/* no times: only host offsets in the model */
+	for (i = 0; i < 4; i++) {
+		stats_set_add_run(&g, 100 + i % 2, 0, 0);
+		stats_set_add_run(&b, 90 + i % 2, 0, 0);
+	}
+	stats_set_add_run(&c, 100, 3, 0);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	cr_assert_eq(st.more_anchor_runs, 1);
+	cr_assert_eq(st.anchor_host, 3);
+	/* once host 3 has anchor runs, its offset (+5) is removed */
+	stats_set_add_run(&g, 105, 3, 0);
+	stats_set_add_run(&b, 95, 3, 0);
+	stats_set_add_run(&g, 106, 3, 0);
+	stats_set_add_run(&b, 96, 3, 0);
+	stats_set_add_run(&c, 106, 3, 0);
+	stats_set_add_run(&c, 105, 3, 0);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.hosts, 2);
+	/* 100, 106, 105 on host 3, less its offset of 5 */
+	cr_assert(NEAR(st.cand_mean, (95 + 101 + 100) / 3.0, 0.05), "%g",
+		  st.cand_mean);
+	cr_assert_neq(st.verdict, STATS_BAD);
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+}
+
+Test(stats, drift_is_removed_with_the_anchors_trend)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step st;
+	double t = 0;
+	int i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	/* +1 per time unit; anchors 10 apart; noise +-0.5 */
+	for (i = 0; i < 8; i++, t += 2) {
+		stats_set_add_run(&g, 100 + t + (i % 2 ? 0.5 : -0.5), 0, t);
+		stats_set_add_run(&b, 90 + t + 1 + (i % 2 ? -0.5 : 0.5), 0,
+				  t + 1);
+	}
+	/* a good-like candidate at t = 30..33: raw 130..133, far above */
+	for (i = 0; i < 4; i++)
+		stats_set_add_run(&c, 100 + 30 + i + (i % 2 ? 0.5 : -0.5), 0,
+				  30 + i);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert(NEAR(st.trend, 1, 0.05), "trend %g", st.trend);
+	cr_assert_eq(st.verdict, STATS_GOOD);
+	/* the same values read as bad-like runs without the trend */
+	p.drift = STATS_DRIFT_OFF;
+	stats_set_release(&c);
+	for (i = 0; i < 4; i++)
+		stats_set_add_run(&c, 90 + 30 + i, 0, 30 + i);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_GOOD); /* no trend: 120 > 103 */
+	p.drift = STATS_DRIFT_AUTO;
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_BAD); /* with it: like bad */
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+}
+
+Test(stats, the_cap_gives_a_weak_verdict_with_a_lean)
+{
+	static const double g[] = { 100, 102, 98, 100 };
+	static const double b[] = { 96, 98, 94, 96 };
+	struct stats_set sg, sb, sc = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step st;
+	int i;
+
+	set_of(&sg, g, 4);
+	set_of(&sb, b, 4);
+	stats_policy_init(&p);
+	p.max_runs = 4;
+	for (i = 0; i < 4; i++)
+		stats_set_add(&sc, i % 2 ? 99.5 : 97.5); /* mean 98.5 */
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_WEAK);
+	cr_assert_eq(st.lean, STATS_GOOD);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+	stats_set_release(&sc);
+}
+
+Test(stats, anchors_need_two_runs_each)
+{
+	static const double g[] = { 100 }, b[] = { 90, 91 };
+	struct stats_set sg, sb, sc = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step st;
+
+	set_of(&sg, g, 1);
+	set_of(&sb, b, 2);
+	stats_policy_init(&p);
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), -1);
+	cr_assert(strstr(rb_errmsg(), "2 runs each"));
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+}
+
+Test(stats, runs_needed_falls_with_the_effect)
+{
+	struct stats_policy p;
+	double r1, r2, r3, r5, worst;
+
+	stats_policy_init(&p);
+	r1 = stats_runs_needed(&p, 1, 10, NULL);
+	r2 = stats_runs_needed(&p, 2, 10, &worst);
+	r3 = stats_runs_needed(&p, 3, 10, NULL);
+	r5 = stats_runs_needed(&p, 5, 10, NULL);
+	cr_assert_gt(r1, r2);
+	cr_assert_gt(r2, r3);
+	cr_assert_geq(r3, r5);
+	cr_assert_geq(worst, r2);
+	cr_assert_geq(r5, p.min_runs);
+	cr_assert_leq(r1, p.max_runs);
+	cr_assert_eq(stats_runs_needed(&p, INFINITY, 10, NULL), p.min_runs);
+}
+
+/* ------------------------------------------------------------------ */
+/* the power check */
+
+Test(stats, power_check_refuses_with_what_was_measured)
+{
+	static const double g[] = { 4406, 4390, 4420, 4410, 4400, 4402 };
+	static const double b[] = { 4401, 4412, 4395, 4405, 4399, 4415 };
+	struct stats_set sg, sb;
+	struct stats_policy p;
+	struct stats_power pw;
+	struct sbuf why = SBUF_INIT;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	stats_policy_init(&p);
+	p.direction = 1;
+	p.anchor_max_runs = 6;
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED, "%s", why.buf);
+	cr_assert(rb_starts_with(why.buf, "not reproduced: good 4404.67"), "%s",
+		  why.buf);
+	cr_assert(strstr(why.buf, "(6 runs)"));
+	cr_assert(strstr(why.buf, "p="));
+	sbuf_release(&why);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+}
+
+Test(stats, power_check_looks_and_reproduces)
+{
+	static const double g[] = { 100, 101, 99, 100.5, 99.5 };
+	static const double b[] = { 90, 91, 89, 90.5, 89.5 };
+	static const double better[] = { 110, 111, 109, 110.5, 109.5 };
+	struct stats_set sg, sb;
+	struct stats_policy p;
+	struct stats_power pw;
+	struct sbuf why = SBUF_INIT;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	/* 3 runs each is a look, 4 is the next; 5 is a look too */
+	cr_assert_eq(stats_anchor_look(&p, 3), 3);
+	cr_assert_eq(stats_anchor_look(&p, 7), 8);
+	cr_assert_eq(stats_anchor_look(&p, 31), 0);
+	set_of(&sg, g, 5);
+	set_of(&sb, b, 5);
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED, "%s", why.buf);
+	cr_assert(NEAR(pw.change_pct, -10, 1e-9));
+	cr_assert_gt(pw.effect, 10);
+	cr_assert_geq(pw.runs_per_step, p.min_runs);
+	cr_assert(strstr(why.buf, "runs per step"));
+	stats_set_release(&sb);
+	/* the "bad" commit is faster: not a regression of a per_sec stat */
+	set_of(&sb, better, 5);
+	sbuf_reset(&why);
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
+	cr_assert(strstr(why.buf, "the bad commit is better"), "%s", why.buf);
+	/* a 15% threshold is not reached by a 10% change */
+	stats_set_release(&sb);
+	set_of(&sb, b, 5);
+	p.threshold_kind = STATS_THRESHOLD_PCT;
+	p.threshold = 15;
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
+	/* between looks: asks for runs up to the next look */
+	p.threshold_kind = STATS_THRESHOLD_MIDPOINT;
+	stats_set_add(&sg, 100);
+	stats_set_add(&sb, 90);
+	stats_set_add(&sg, 100);
+	stats_set_add(&sb, 90);
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_ENDPOINT_NEED_MORE);
+	cr_assert_eq(pw.more_anchor_runs, 1);
+	sbuf_release(&why);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+}
+
+Test(stats, power_check_on_constant_results)
+{
+	static const double g[] = { 7, 7, 7 }, b[] = { 6, 6, 6 };
+	struct stats_set sg, sb;
+	struct stats_policy p;
+	struct stats_power pw;
+
+	set_of(&sg, g, 3);
+	set_of(&sb, b, 3);
+	stats_policy_init(&p);
+	p.direction = 1;
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED);
+	cr_assert_eq(pw.runs_per_step, p.min_runs);
+	cr_assert_eq(stats_power_check(&p, &sg, &sg, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+}
+
+Test(stats, detection_reports_change_and_interval)
+{
+	static const double a[] = { 4406, 4390, 4420, 4410, 4400, 4402 };
+	static const double b[] = { 4180, 4175, 4190, 4185, 4170, 4182 };
+	struct stats_detect_opts o;
+	struct stats_detection d;
+	struct sbuf why = SBUF_INIT;
+
+	stats_detect_opts_init(&o);
+	o.direction = 1;
+	o.threshold_pct = 2;
+	cr_assert_eq(stats_detect(&o, a, 6, b, 6, &d, &why), 0);
+	cr_assert(d.significant && d.beyond_threshold && d.bad_direction);
+	cr_assert(d.regression);
+	cr_assert(!d.improvement);
+	cr_assert(NEAR(d.change_pct, -5.0931, 1e-3), "%g", d.change_pct);
+	cr_assert(d.ci_pct.bounded);
+	cr_assert_lt(d.ci_pct.lo, d.change_pct);
+	cr_assert_gt(d.ci_pct.hi, d.change_pct);
+	cr_assert(rb_starts_with(why.buf, "regression: -5.09%"), "%s", why.buf);
+	/* the same change is an improvement for a latency */
+	o.direction = -1;
+	cr_assert_eq(stats_detect(&o, a, 6, b, 6, &d, NULL), 0);
+	cr_assert(!d.regression);
+	cr_assert(d.improvement);
+	/* and below a 10% threshold it is not reported */
+	o.direction = 1;
+	o.threshold_pct = 10;
+	cr_assert_eq(stats_detect(&o, a, 6, b, 6, &d, NULL), 0);
+	cr_assert(d.significant);
+	cr_assert(!d.regression);
+	sbuf_release(&why);
+}
+
+/* ------------------------------------------------------------------ */
+/* seeded statistical tests: rates over >= 10,000 trials, with margins */
+
+struct rng {
+	uint64_t s;
+};
+
+static double rng_unif(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_gauss(struct rng *r)
+{
+	return sqrt(-2 * log(rng_unif(r))) * cos(2 * M_PI * rng_unif(r));
+}
+
+/* gaussian noise, or 3% of runs thrown 8 sd away (crashes, hiccups) */
+static double noise(struct rng *r, bool outliers)
+{
+	if (outliers && rng_unif(r) < 0.03)
+		return rng_unif(r) < 0.5 ? -8 : 8;
+	return rng_gauss(r);
+}
+
+/*
+ * One step decided sequentially, as the bisection runs it. Returns the
+ * final verdict (a weak one by its lean).
+ */
+static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
+				   double effect, bool bad_like, bool outliers,
+				   size_t *runs)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_step st;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		stats_set_add(&g, 100 + noise(r, outliers));
+		stats_set_add(&b, 100 - effect + noise(r, outliers));
+	}
+	for (;;) {
+		cr_assert_eq(stats_step_verdict(p, &g, &b, &c, &st, NULL), 0);
+		if (st.verdict != STATS_NEED_MORE)
+			break;
+		if (st.more_anchor_runs) {
+			stats_set_add(&g, 100 + noise(r, outliers));
+			stats_set_add(&b, 100 - effect + noise(r, outliers));
+		} else {
+			stats_set_add(&c, 100 - (bad_like ? effect : 0) +
+						  noise(r, outliers));
+		}
+	}
+	*runs += c.nr;
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
+}
+
+/*
+ * The step verdict at a per-step alpha of 1% (one expected step), a
+ * change of 2 noise sd, 8 anchor runs each: 5,000 good-like and 5,000
+ * bad-like candidates. Each error rate must stay under alpha with a
+ * margin (1.5%: the binomial 99.9% bound at 1% is 1.38%), and the test
+ * must take few runs.
+ */
+Test(stats, step_verdict_error_rates_and_power, .timeout = 120)
+{
+	struct rng r = { 20240611 };
+	struct stats_policy p;
+	long false_bad = 0, false_good = 0, i, n = 5000;
+	size_t runs = 0;
+
+	stats_policy_init(&p);
+	p.expected_steps = 1;
+	p.direction = 1;
+	for (i = 0; i < n; i++) {
+		if (run_step(&r, &p, 2, false, false, &runs) == STATS_BAD)
+			false_bad++;
+		if (run_step(&r, &p, 2, true, false, &runs) != STATS_BAD)
+			false_good++;
+	}
+	cr_assert_leq((double)false_bad / (double)n, 0.015, "%ld", false_bad);
+	cr_assert_leq((double)false_good / (double)n, 0.015, "%ld", false_good);
+	/* a Gaussian SPRT needs ~3.5; the anchors' uncertainty costs more */
+	cr_assert_leq((double)runs / (double)(2 * n), 9, "%zu", runs);
+}
+
+/* the same with 3% wild runs everywhere: clipping keeps the rates */
+Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
+{
+	struct rng r = { 77 };
+	struct stats_policy p;
+	long wrong = 0, i, n = 5000;
+	size_t runs = 0;
+
+	stats_policy_init(&p);
+	p.expected_steps = 1;
+	p.direction = 1;
+	for (i = 0; i < n; i++) {
+		if (run_step(&r, &p, 3, false, true, &runs) == STATS_BAD)
+			wrong++;
+		if (run_step(&r, &p, 3, true, true, &runs) != STATS_BAD)
+			wrong++;
+	}
+	cr_assert_leq((double)wrong / (double)(2 * n), 0.015, "%ld", wrong);
+}
+
+/*
+ * The endpoint check on null anchors (no change) run look by look to the
+ * cap: "reproduced" (a false report) at most endpoint_alpha (0.5%) with a
+ * margin (0.8%: 0.5% + 4 binomial sd over 10,000); and a change of 2
+ * noise sd is found (>= 99%).
+ */
+Test(stats, power_check_false_reports_and_power, .timeout = 120)
+{
+	struct rng r = { 4242 };
+	struct stats_policy p;
+	long false_rep = 0, found = 0, i, n = 10000;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < 2 * n; i++) {
+		struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+		struct stats_power pw;
+		double effect = i < n ? 0 : 2;
+		unsigned k;
+
+		for (k = 0; k < p.anchor_min_runs; k++) {
+			stats_set_add(&g, 100 + rng_gauss(&r));
+			stats_set_add(&b, 100 - effect + rng_gauss(&r));
+		}
+		for (;;) {
+			cr_assert_eq(stats_power_check(&p, &g, &b, &pw, NULL),
+				     0);
+			if (pw.verdict != STATS_ENDPOINT_NEED_MORE)
+				break;
+			for (k = 0; k < pw.more_anchor_runs; k++) {
+				stats_set_add(&g, 100 + rng_gauss(&r));
+				stats_set_add(&b, 100 - effect + rng_gauss(&r));
+			}
+		}
+		if (pw.verdict == STATS_REPRODUCED) {
+			if (i < n)
+				false_rep++;
+			else
+				found++;
+		}
+		stats_set_release(&g);
+		stats_set_release(&b);
+	}
+	cr_assert_leq((double)false_rep / (double)n, 0.008, "%ld", false_rep);
+	cr_assert_geq((double)found / (double)n, 0.99, "%ld", found);
+}
+
+/*
+ * Regression detection at alpha 1%, 10 runs a side, 10,000 trials each:
+ * null false regressions <= 1.3% (1% + 3 binomial sd); power against a
+ * 2 sd regression >= 90% (Welch's exact power is ~96%; the 10% trim and
+ * the one-sided test cost a little).
+ */
+Test(stats, detection_false_positives_and_power, .timeout = 120)
+{
+	struct rng r = { 9001 };
+	struct stats_detect_opts o;
+	long fp = 0, hit = 0, i, n = 10000;
+
+	stats_detect_opts_init(&o);
+	o.direction = 1;
+	for (i = 0; i < 2 * n; i++) {
+		double a[10], b[10], effect = i < n ? 0 : 2;
+		struct stats_detection d;
+		int k;
+
+		for (k = 0; k < 10; k++) {
+			a[k] = 100 + rng_gauss(&r);
+			b[k] = 100 - effect + rng_gauss(&r);
+		}
+		cr_assert_eq(stats_detect(&o, a, 10, b, 10, &d, NULL), 0);
+		if (d.regression) {
+			if (i < n)
+				fp++;
+			else
+				hit++;
+		}
+	}
+	cr_assert_leq((double)fp / (double)n, 0.013, "%ld", fp);
+	cr_assert_geq((double)hit / (double)n, 0.90, "%ld", hit);
+}
