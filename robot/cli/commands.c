@@ -11,6 +11,19 @@ const struct rb_command rb_commands[] = {
 	  "usage: robot help [COMMAND]\n" },
 	{ "version", cmd_version, "print the robot's version",
 	  "usage: robot version\n       robot --version\n" },
+	{ "compare", cmd_compare,
+	  "the 0-Day %stddev/%change table of lkp result data",
+	  "usage: robot compare [--all] [--more] [--json] [--axis KEY=VALUE]...\n"
+	  "                     DIR_OR_MATRIX_A DIR_OR_MATRIX_B [...]\n"
+	  "\n"
+	  "    --all        every stat, not only those lkp would show\n"
+	  "    --more       include the stats lkp's denylist hides\n"
+	  "    --json       rows, changes and significance tests as JSON\n"
+	  "    --axis K=V   a common axis for the header (repeatable)\n"
+	  "\n"
+	  "Each argument is a matrix.json, a commit directory holding one, or\n"
+	  "a directory of numbered runs with a stats.json each. The first is\n"
+	  "the base.\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
