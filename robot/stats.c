@@ -1003,9 +1003,9 @@ static void direction_compile(void)
 	size_t i;
 
 	for (i = 0; i < RB_ARRAY_SIZE(direction_rows); i++)
-		direction_ok[i] = !regcomp(&direction_re[i],
-					   direction_rows[i].re,
-					   REG_EXTENDED | REG_NOSUB | REG_ICASE);
+		direction_ok[i] =
+			!regcomp(&direction_re[i], direction_rows[i].re,
+				 REG_EXTENDED | REG_NOSUB | REG_ICASE);
 }
 
 int stats_direction(const char *stat)
@@ -1952,15 +1952,16 @@ int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
 	if (stats_yuen(&t, a, na, b, nb, o->trim, bad_alt) ||
 	    stats_yuen(&tb, a, na, b, nb, o->trim, good_alt))
 		return -1;
-	out->p = t.p;
 	out->beyond_threshold = fabs(out->change_pct) >= o->threshold_pct &&
 				out->change_abs != 0;
 	out->bad_direction = o->direction ? o->direction * out->change_abs < 0 :
 					    out->change_abs != 0;
-	out->significant = t.p <= o->alpha;
+	/* p of the one-sided test in the direction the change went */
+	out->p = !o->direction || out->bad_direction ? t.p : tb.p;
+	out->significant = out->p <= o->alpha;
 	out->regression = out->significant && out->beyond_threshold &&
 			  out->bad_direction;
-	out->improvement = o->direction && tb.p <= o->alpha &&
+	out->improvement = o->direction && out->significant &&
 			   out->beyond_threshold && !out->bad_direction;
 	if (why) {
 		sbuf_addf(why, "%s: %+.2f%%",

@@ -402,7 +402,7 @@ struct stats_detect_opts {
 void stats_detect_opts_init(struct stats_detect_opts *o);
 
 struct stats_detection {
-	bool significant; /* one-sided (or two-sided) Yuen p <= alpha */
+	bool significant; /* p <= alpha */
 	bool beyond_threshold; /* |change| >= threshold_pct */
 	bool bad_direction; /* the change is in the bad direction */
 	bool regression; /* all three */
@@ -412,16 +412,19 @@ struct stats_detection {
 	struct stats_interval ci_pct; /* Fieller */
 	struct stats_interval ci_abs; /* Welch */
 	struct stats_interval shift; /* Hodges-Lehmann, robust */
-	double p; /* Yuen's p (one-sided in the bad direction if known) */
+	double p; /* Yuen's p: one-sided, in the direction the change went,
+		   * when the direction is known; else two-sided */
 	double p_welch, p_mwu, p_ks; /* two-sided, for the record */
 };
 
 /*
  * Regression detection between two commits (a = base, b = new): is the
  * change significant (Yuen's trimmed-mean test at alpha, one-sided in the
- * bad direction when the direction is known), beyond threshold_pct, in
- * the bad direction; with the change and its intervals. Needs >= 2 runs
- * on each side (-1 otherwise). `why` gets one line.
+ * direction it went when the metric's direction is known), beyond
+ * threshold_pct, in the bad direction; with the change and its
+ * intervals. A regression is all three; an improvement is significant,
+ * beyond the threshold and in the good direction. Needs >= 2 runs on
+ * each side (-1 otherwise). `why` gets one line.
  */
 int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
 		 const double *b, size_t nb, struct stats_detection *out,
