@@ -125,6 +125,17 @@ lint:
 bench: bin/robot
 	tests/bench/run-all
 
+# The benchmark programs: each tests/bench/<name>.c is linked with the core
+# into $(B)/bench/<name> (run by tests/bench/run-all).
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
+bench: $(BENCH_BIN)
+$(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -o $@ $< $(CORE_OBJ) $(LDFLAGS) \
+		$(LDLIBS_ALL)
+
 install: bin/robot
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/hooks \
 		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/kconfigs

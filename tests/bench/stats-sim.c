@@ -11,7 +11,8 @@
  *   gaussian   N(0, 1)
  *   bimodal    70% N(-0.62, 0.3), 30% N(+1.46, 0.3)  (mean 0, sd 1)
  *   heavy      Student t with 3 df plus 1% wild runs at +-6; sd 1 overall
- *   drift      gaussian plus a linear drift of 0.02 sd per run
+ *   drift      gaussian plus a linear drift of 0.01 sd per run (1 sd per
+ *              100 runs, about what a 2-sd bisection takes)
  *   hosts      gaussian plus a per-host offset N(0, 1) on 4 hosts; each
  *              step runs on a random host (the endpoints on host 0)
  *
@@ -19,7 +20,8 @@
  * (power) check with anchors measured alternately until it decides, then
  * a plain binary search where each step runs the candidate one run at a
  * time until stats_step_verdict decides, re-measuring anchors when it
- * asks. The baseline is lkp's practice: 6 runs per commit, the endpoint
+ * asks (on the step's host; the policy's anchor_refresh is 12 runs). Runs
+ * carry their host and a run counter as `when`. The baseline is lkp's practice: 6 runs per commit, the endpoint
  * and every step decided by lkp's change rule against the good anchor.
  *
  * Printed per scenario: right culprits (or false reports for null
@@ -27,6 +29,12 @@
  * baseline. Seeded: the same numbers every time.
  *
  * usage: stats-sim [trials per scenario (1000)] [commits (500)]
+ *
+ * Knobs for exploring (environment): SIM_SHAPES (bit mask of the noise
+ * shapes), SIM_DRIFT (sd per run, 0.01), SIM_DRIFT_MODE (0 off, 1 auto,
+ * 2 on), SIM_REFRESH (anchor refresh interval in runs, 12), SIM_MIN_RUNS,
+ * SIM_ANCHOR_MAX, SIM_VERBOSE (where the runs go), SIM_DEBUG (print every
+ * wrong step with its evidence).
  */
 #include <math.h>
 
@@ -180,14 +188,6 @@ static void ours(struct world *w, long N, const struct stats_policy *pol0,
 			if (st.verdict != STATS_NEED_MORE)
 				break;
 			if (st.more_anchor_runs) {
-				if (getenv("SIM_REASONS")) {
-					struct sbuf sb = SBUF_INIT;
-
-					stats_step_verdict(&pol, &g, &b, &c,
-							   &st, &sb);
-					printf("ANCHORS %s\n", sb.buf);
-					sbuf_release(&sb);
-				}
 				before = w->runs;
 				run_anchor_pair(w, &g, &b, st.more_anchor_runs,
 						st.anchor_host, N);
@@ -204,12 +204,6 @@ static void ours(struct world *w, long N, const struct stats_policy *pol0,
 			struct sbuf sb = SBUF_INIT;
 
 			stats_step_verdict(&pol, &g, &b, &c, &st, &sb);
-			if (getenv("SIM_DUMP"))
-				for (size_t q = 0; q < g.nr; q++)
-					printf("  g t=%g %.2f   b t=%g %.2f\n",
-					       g.when[q], g.v[q],
-					       q < b.nr ? b.when[q] : -1,
-					       q < b.nr ? b.v[q] : 0);
 			printf("WRONG %s %.0f step mid=%ld culprit=%ld runs=%ld: %s\n",
 			       shape_names[w->shape], w->effect, mid,
 			       w->culprit, w->runs, sb.buf);
