@@ -236,6 +236,20 @@ enum stats_drift {
 };
 
 /*
+ * What earlier steps learnt about the run-to-run noise: the spread of each
+ * decided candidate's runs around their own mean (sum of squares and
+ * degrees of freedom). Noise estimated on more degrees of freedom lowers
+ * the evidence bound (see stats_step_verdict), so later steps need fewer
+ * runs. The session adds each decided step's candidate runs with
+ * stats_noise_add (assumption: the noise is the same for every commit of
+ * the range, as the anchors' pooling already assumes).
+ */
+struct stats_noise {
+	double ss, df;
+};
+void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs);
+
+/*
  * How a bisection decides. stats_policy_init() fills the defaults noted.
  *
  * Error budget: `budget` (0.01) is the chance of a wrong culprit the whole
@@ -270,6 +284,7 @@ struct stats_policy {
 	 * 0 (default): only when the candidate's host has none.
 	 */
 	double anchor_refresh;
+	struct stats_noise noise; /* from earlier steps, {0, 0} at start */
 };
 
 void stats_policy_init(struct stats_policy *p);
@@ -312,31 +327,47 @@ struct stats_step {
  * One bisection step: is the candidate like the good anchor or like the
  * bad one? A sequential probability ratio test (Wald) of "the candidate's
  * mean sits w below the threshold" against "w above it" (w: the distance
- * to the nearer anchor), one run at a time:
+ * from the threshold to the nearer anchor), one run at a time:
  *
- *   llr = sum_i clip(2 w (x_i - T) / s^2, -c, c)       (oriented: >0 bad)
+ *   llr = sum_i clip(2 w' (x_i - T) / s^2, -c, c)      (oriented: >0 bad)
  *
- * with x_i the candidate's runs after removing host offsets and drift
- * fitted on the anchors (robustly, Huber IRLS), T the threshold, s^2 the
- * noise variance plus the uncertainty the anchors leave in T (so that
- * poorly measured anchors cannot give confident verdicts), c Huber's clip
- * (policy.clip_sd). It decides BAD when llr >= A, GOOD when llr <= -A and
- * at least min_runs runs are in, with A = -log(alpha) corrected for the
- * few degrees of freedom the noise estimate has (the boundary grows as
- * (df/2)(alpha^(-2/df) - 1), which keeps the error at alpha averaged over
- * the noise estimate). Zero-variance data clip every run to +-A, so
- * min_runs concordant runs decide. After max_runs runs it answers WEAK
- * with the lean.
+ *  - x_i: the candidate's runs after removing the host offsets and the
+ *    drift fitted on the anchors' runs (y = mu_good|bad + host + slope t;
+ *    Huber IRLS, so an outlying anchor run moves nothing; with
+ *    DRIFT_AUTO the slope is shrunk by max(0, 1 - 1/t^2));
+ *  - T: the threshold; w' = w less A se(w)^2 / (2 w), which keeps the
+ *    error at alpha despite w being estimated;
+ *  - s^2 = sigma^2 + n v: the noise variance pooled over the anchors, the
+ *    candidate and policy.noise, plus n times the variance the anchors
+ *    leave in T and the adjustments (the summed evidence of n runs then
+ *    saturates, so that poorly measured anchors cannot give confident
+ *    verdicts);
+ *  - c: Huber's clip, as if a run lay at most clip_sd noise sd beyond the
+ *    farther anchor (robust to outliers), and never more than A.
  *
- * NEED_MORE sets more_runs (a Wald estimate of the candidate runs still
- * needed) or, when the candidate ran on a host without anchor runs or
- * the anchors are too uncertain for any number of candidate runs to
- * decide, more_anchor_runs and anchor_host: run each anchor that many
- * times on that host (interleaved with the candidate, to cancel drift).
+ * It decides BAD when llr >= A, GOOD when llr <= -A, on at least min_runs
+ * runs (below 3 runs it needs 1.5 A). A = -log(alpha), corrected for the
+ * degrees of freedom df of sigma^2 (A = (df/2)(alpha^(-2/df) - 1), the
+ * error averaged over the noise estimate) and for the overshoot
+ * (Siegmund: less 0.583 sd of one run's evidence). Zero-variance data
+ * clip every run to +-A: min_runs concordant runs decide. After max_runs
+ * runs it answers WEAK with the lean. The per-step error rates this gives
+ * are measured in tests/unit/test_stats.c and tests/bench/stats-sim.c.
+ *
+ * NEED_MORE sets more_runs (Wald's estimate of the candidate runs still
+ * needed), or more_anchor_runs and anchor_host: run each anchor that many
+ * times on that host (alternating good and bad, next to the candidate's
+ * runs, so drift cancels) before more candidate runs. Anchor runs are
+ * asked for when the candidate ran on a host without anchor runs, when
+ * one more run of each anchor shrinks the uncertainty of (mean - T) more
+ * per run than a candidate run would, when even max_runs candidate runs
+ * could not decide against anchors this uncertain, and (anchor_refresh)
+ * when the anchors on the candidate's host are older than that.
  *
  * `why` (may be NULL) receives one line saying what was measured and why
  * the verdict is what it is. Returns -1 (rb_error) on unusable input:
- * anchors with fewer than 2 runs each, an empty threshold zone.
+ * anchors with fewer than 2 runs each, equal anchor means, a threshold
+ * outside the anchors, more than 16 hosts.
  */
 int stats_step_verdict(const struct stats_policy *p,
 		       const struct stats_set *good,

@@ -198,6 +198,9 @@ static void ours(struct world *w, long N, const struct stats_policy *pol0,
 		}
 		if (st.verdict == STATS_WEAK)
 			res->weak++;
+		/* what this step learnt about the noise helps the next */
+		if (!getenv("SIM_NO_NOISE_POOL"))
+			stats_noise_add(&pol.noise, &c);
 		if (getenv("SIM_DEBUG") &&
 		    ((st.verdict == STATS_WEAK ? st.lean : st.verdict) ==
 		     STATS_BAD) != (mid >= w->culprit)) {
