@@ -22,16 +22,17 @@ static void push_json(struct cmp_stat *st, json_t *v)
 
 static int load_object(struct cmp_matrix *m, json_t *root, const char *src)
 {
-	const char *key;
-	json_t *val;
+	void *it;
 
 	if (!json_is_object(root))
 		return rb_error("%s: not a JSON object", src);
-	json_object_foreach(root, key, val)
-	{
+	/* in the file's order: jansson keeps the insertion order */
+	for (it = json_object_iter(root); it;
+	     it = json_object_iter_next(root, it)) {
+		const char *key = json_object_iter_key(it);
+		json_t *val = json_object_iter_value(it);
 		struct cmp_stat *st;
 		size_t i;
-		json_t *e;
 
 		if (!strcmp(key, "stats_source")) {
 			m->has_sources = true;
@@ -40,11 +41,12 @@ static int load_object(struct cmp_matrix *m, json_t *root, const char *src)
 			continue;
 		}
 		st = cmp_matrix_stat(m, key);
-		if (json_is_array(val)) {
-			json_array_foreach(val, i, e) push_json(st, e);
-		} else {
+		if (!json_is_array(val)) {
 			push_json(st, val);
+			continue;
 		}
+		for (i = 0; i < json_array_size(val); i++)
+			push_json(st, json_array_get(val, i));
 	}
 	return 0;
 }

@@ -38,32 +38,64 @@ void cmp_matrix_release(struct cmp_matrix *m)
 		free(m->stats[i].is_int);
 	}
 	free(m->stats);
+	free(m->index);
 	free(m->label);
 	free(m->title);
 	cmp_matrix_init(m);
 }
 
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static void index_put(struct cmp_matrix *m, size_t i)
+{
+	size_t mask = m->index_size - 1, k;
+
+	for (k = name_hash(m->stats[i].name) & mask; m->index[k];
+	     k = (k + 1) & mask)
+		;
+	m->index[k] = i + 1;
+}
+
 const struct cmp_stat *cmp_matrix_find(const struct cmp_matrix *m,
 				       const char *name)
 {
-	size_t i;
+	size_t mask, k;
 
-	for (i = 0; i < m->nr; i++)
-		if (!strcmp(m->stats[i].name, name))
-			return &m->stats[i];
+	if (!m->index_size)
+		return NULL;
+	mask = m->index_size - 1;
+	for (k = name_hash(name) & mask; m->index[k]; k = (k + 1) & mask)
+		if (!strcmp(m->stats[m->index[k] - 1].name, name))
+			return &m->stats[m->index[k] - 1];
 	return NULL;
 }
 
 struct cmp_stat *cmp_matrix_stat(struct cmp_matrix *m, const char *name)
 {
 	struct cmp_stat *st = (struct cmp_stat *)cmp_matrix_find(m, name);
+	size_t i;
 
 	if (st)
 		return st;
+	if (2 * (m->nr + 1) > m->index_size) {
+		free(m->index);
+		m->index_size = m->index_size ? 2 * m->index_size : 64;
+		m->index = xcalloc(m->index_size, sizeof(*m->index));
+		for (i = 0; i < m->nr; i++)
+			index_put(m, i);
+	}
 	RB_ALLOC_GROW(m->stats, m->nr + 1, m->alloc);
-	st = &m->stats[m->nr++];
+	st = &m->stats[m->nr];
 	memset(st, 0, sizeof(*st));
 	st->name = xstrdup(name);
+	index_put(m, m->nr++);
 	return st;
 }
 

@@ -47,6 +47,8 @@ struct cmp_matrix {
 		      * NULL: the label */
 	struct cmp_stat *stats; /* in the file's order */
 	size_t nr, alloc;
+	size_t *index; /* open addressing: stats index + 1, 0 empty */
+	size_t index_size; /* a power of 2 above 2 nr */
 	size_t sources; /* entries of "stats_source" */
 	bool has_sources;
 };
