@@ -11,6 +11,19 @@ const struct rb_command rb_commands[] = {
 	  "usage: robot help [COMMAND]\n" },
 	{ "version", cmd_version, "print the robot's version",
 	  "usage: robot version\n       robot --version\n" },
+	{ "job", cmd_job, "expand or validate lkp job files",
+	  "usage: robot job expand JOB [--lab LAB] [--host NAME]\n"
+	  "       robot job validate JOB...\n"
+	  "\n"
+	  "expand   print the atomic jobs of JOB as YAML documents, nr_threads\n"
+	  "         resolved against the host's nr_cpu (--host NAME of --lab\n"
+	  "         LAB, else the lab's first host, else this machine)\n"
+	  "validate check every JOB; errors are FILE:LINE:COL: message\n" },
+	{ "lab", cmd_lab, "check a lab file and reach its hosts",
+	  "usage: robot lab check --lab LAB\n"
+	  "\n"
+	  "check    parse LAB, check its hooks are executable, run `true` and\n"
+	  "         `nproc` on every host over its transport, print a table\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
