@@ -114,7 +114,15 @@ static bool pump(struct capture *c)
 		return true;
 	if (n <= 0)
 		return false;
-	/* past the cap the output is dropped; the sbuf says truncated */
+	/* the head is kept up to the cap; the rest is dropped */
+	if (c->sb->max && c->sb->len + (size_t)n > c->sb->max) {
+		size_t room =
+			c->sb->max > c->sb->len ? c->sb->max - c->sb->len : 0;
+
+		sbuf_add(c->sb, buf, room);
+		c->sb->truncated = true;
+		return true;
+	}
 	sbuf_add(c->sb, buf, (size_t)n);
 	return true;
 }
