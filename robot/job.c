@@ -820,7 +820,9 @@ int job_write_yaml(const struct job *j, struct sbuf *out)
 			ynode_map_push(doc, key, ynode_copy(j->tree->vals[i]));
 			continue;
 		}
-		if (row->type == SCH_IGNORE || derived_key(key))
+		/* nr_cpu goes with the derived keys, after path_params */
+		if (row->type == SCH_IGNORE || row->type == SCH_LONG ||
+		    derived_key(key))
 			continue;
 		v = row_value(j, row, j->tree->vals[i]);
 		if (v)
@@ -831,8 +833,7 @@ int job_write_yaml(const struct job *j, struct sbuf *out)
 			       ynode_new_scalar(j->origin, 0, 0));
 	ynode_map_push(doc, "path_params",
 		       ynode_new_scalar(j->path_params, 0, 0));
-	if (ynode_map_find(doc, "nr_cpu") < 0 &&
-	    (v = row_value(j, schema_find(job_schema, "nr_cpu"), NULL)))
+	if ((v = row_value(j, schema_find(job_schema, "nr_cpu"), NULL)))
 		ynode_map_push(doc, "nr_cpu", v);
 	if (j->nr_cpu > 0 && j->nr_threads >= 0) {
 		res = ynode_new(YNODE_MAP, 0, 0);

@@ -102,6 +102,19 @@ out:
 	sbuf_release(&desc);
 }
 
+static void print_row(size_t wh, size_t wt, const char *host,
+		      const char *transport, const char *reachable,
+		      const char *nproc, const char *msg)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	sbuf_addf(&sb, "%-*s  %-*s  %-9s  %5s  %s", (int)wh, host, (int)wt,
+		  transport, reachable, nproc, msg);
+	sbuf_rtrim(&sb);
+	puts(sb.buf);
+	sbuf_release(&sb);
+}
+
 static int lab_check(int argc, char **argv)
 {
 	const char *file = NULL;
@@ -149,17 +162,15 @@ static int lab_check(int argc, char **argv)
 		wh = RB_MAX(wh, strlen(rows[i].host));
 		wt = RB_MAX(wt, strlen(rows[i].transport));
 	}
-	printf("%-*s  %-*s  %-9s  %5s  %s\n", (int)wh, "host", (int)wt,
-	       "transport", "reachable", "nproc", "message");
+	print_row(wh, wt, "host", "transport", "reachable", "nproc", "message");
 	for (i = 0; i < lab.nr_hosts; i++) {
 		char nproc[24] = "-";
 
 		if (rows[i].nproc >= 0)
 			snprintf(nproc, sizeof(nproc), "%ld", rows[i].nproc);
-		printf("%-*s  %-*s  %-9s  %5s  %s\n", (int)wh, rows[i].host,
-		       (int)wt, rows[i].transport,
-		       rows[i].reachable ? "yes" : "no", nproc,
-		       rows[i].msg ? rows[i].msg : "");
+		print_row(wh, wt, rows[i].host, rows[i].transport,
+			  rows[i].reachable ? "yes" : "no", nproc,
+			  rows[i].msg ? rows[i].msg : "");
 		free(rows[i].msg);
 	}
 	free(rows);
