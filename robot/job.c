@@ -387,7 +387,7 @@ static void add_param_text(struct sbuf *sb, const char *s)
 {
 	size_t i;
 
-	for (i = 0; s[i] && i < 31; i++) {
+	for (i = 0; i < 31 && s[i]; i++) {
 		char c = s[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

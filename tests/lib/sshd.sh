@@ -23,6 +23,8 @@
 # over /root/.bashrc: root's .bashrc on the test machine starts pyenv,
 # which costs seconds per ssh command. The host is left untouched.
 #
+# Both work under `set -e`.
+#
 # sshd_stop ends sshd and every process under it (its per-connection
 # children, so that multiplexed ssh masters lose their connection too),
 # each by pid, and waits for sshd. Calling it twice is harmless.
@@ -42,7 +44,7 @@ print(s.getsockname()[1])'
 
 # The pids under $1, deepest first.
 _sshd_descendants() {
-	for _c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+	for _c in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
 		_sshd_descendants "$_c"
 		echo "$_c"
 	done
@@ -81,7 +83,9 @@ sshd_start() {
 		>"$SSHD_DIR/known_hosts"
 	: >"$SSHD_DIR/empty"
 	# privilege separation folder of Debian's sshd
-	[ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -p /run/sshd
+	fi
 	SSHD_LOG=$SSHD_DIR/sshd.log
 	# a port picked free may be taken before sshd binds it: retry
 	for _try in 1 2 3 4 5; do
@@ -149,12 +153,12 @@ sshd_stop() {
 	[ -n "$SSHD_PID" ] || return 0
 	_pids=$(_sshd_descendants "$SSHD_PID")
 	for _p in $_pids $SSHD_PID; do
-		kill "$_p" 2>/dev/null
+		kill "$_p" 2>/dev/null || true
 	done
-	wait "$SSHD_PID" 2>/dev/null
+	wait "$SSHD_PID" 2>/dev/null || true
 	# a session child that outlived SIGTERM
 	for _p in $_pids; do
-		kill -KILL "$_p" 2>/dev/null
+		kill -KILL "$_p" 2>/dev/null || true
 	done
 	SSHD_PID=
 	return 0
