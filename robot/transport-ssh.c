@@ -154,7 +154,10 @@ static int ssh_run(struct transport *t, const struct transport_cmd *cmd,
 		goto out;
 	res->elapsed = pr.elapsed;
 	res->timed_out = pr.timed_out;
-	if (pr.exited && pr.code == 255) {
+	if (pr.timed_out) {
+		/* the command's time ran out (ssh dies of our SIGTERM) */
+		res->signal = pr.signal;
+	} else if (pr.exited && pr.code == 255) {
 		res->infra = true;
 		res->msg = last_log_line(log);
 		if (!res->msg)

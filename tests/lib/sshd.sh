@@ -42,13 +42,13 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])'
 }
 
-# The pids under $1, deepest first.
-_sshd_descendants() {
+# The pids under $1, deepest first (a subshell: recursion keeps its _c).
+_sshd_descendants() (
 	for _c in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
 		_sshd_descendants "$_c"
 		echo "$_c"
 	done
-}
+)
 
 _sshd_wait_listening() {
 	_i=0
@@ -114,10 +114,11 @@ EOF
 			unshare -m --propagation private sh -c \
 				'mount --bind "$1" /root/.bashrc && exec "$2" -D -f "$3" -E "$4"' \
 				sh "$SSHD_DIR/empty" /usr/sbin/sshd \
-				"$SSHD_DIR/sshd_config" "$SSHD_LOG" &
+				"$SSHD_DIR/sshd_config" "$SSHD_LOG" \
+				</dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
 		else
 			/usr/sbin/sshd -D -f "$SSHD_DIR/sshd_config" \
-				-E "$SSHD_LOG" &
+				-E "$SSHD_LOG" </dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
 		fi
 		SSHD_PID=$!
 		if _sshd_wait_listening; then
@@ -128,7 +129,7 @@ EOF
 	done
 	if [ -z "$SSHD_PORT" ]; then
 		echo "sshd_start: sshd did not start; its log:" >&2
-		cat "$SSHD_LOG" >&2
+		cat "$SSHD_LOG" "$SSHD_DIR/sshd.out" >&2
 		return 1
 	fi
 	SSHD_CONFIG=$SSHD_DIR/ssh_config
