@@ -285,6 +285,55 @@ void job_free(struct job *j)
 	free(j);
 }
 
+struct job *job_copy(const struct job *j)
+{
+	struct job *c = xcalloc(1, sizeof(*c));
+	const struct schema_row *row;
+
+	for (row = job_schema; row->name; row++) {
+		switch (row->type) {
+		case SCH_STR:
+			if (row->flags & SCH_F_NOFIELD)
+				break;
+			if (*FIELD(j, row->off, char *const))
+				*FIELD(c, row->off, char *) = xstrdup(
+					*FIELD(j, row->off, char *const));
+			break;
+		case SCH_LONG:
+			*FIELD(c, row->off, long) =
+				*FIELD(j, row->off, const long);
+			break;
+		case SCH_DURATION:
+			*FIELD(c, row->off, long) =
+				*FIELD(j, row->off, const long);
+			if (*FIELD(j, row->off2, char *const))
+				*FIELD(c, row->off2, char *) = xstrdup(
+					*FIELD(j, row->off2, char *const));
+			break;
+		case SCH_PAYLOAD:
+			if (*FIELD(j, row->off, char *const))
+				*FIELD(c, row->off, char *) = xstrdup(
+					*FIELD(j, row->off, char *const));
+			kvlist_copy(FIELD(c, row->off2, struct kvlist),
+				    FIELD(j, row->off2, const struct kvlist));
+			break;
+		default:
+			break;
+		}
+	}
+	/* the declared payload options stored in the job (test) */
+	if (j->test)
+		c->test = xstrdup(j->test);
+	c->file = xstrdup(j->file);
+	c->doc = j->doc;
+	c->nr_threads = j->nr_threads;
+	kvlist_copy(&c->params, &j->params);
+	c->path_params = xstrdup(j->path_params);
+	c->extra = ynode_copy(j->extra);
+	c->tree = ynode_copy(j->tree);
+	return c;
+}
+
 void job_list_release(struct job_list *l)
 {
 	size_t i;
@@ -469,6 +518,21 @@ static struct job *to_job(const char *file, struct ynode *tree, int doc)
 		if (derived_key(tree->keys[i]->str))
 			ynode_map_remove(tree, i);
 	if (!j->payload) {
+		/* a misspelt payload is kept as an unknown key: say so */
+		for (i = 0; i < j->extra->nr; i++) {
+			const char *k = j->extra->keys[i]->str;
+			const char *hint = schema_suggest(job_schema, k);
+			const struct schema_row *row =
+				hint ? schema_find(job_schema, hint) : NULL;
+
+			if (row && row->type == SCH_PAYLOAD) {
+				ynode_error(file, j->extra->keys[i],
+					    "no payload section: did you mean "
+					    "'%s' for '%s'?",
+					    hint, k);
+				goto fail;
+			}
+		}
 		ynode_error(file, tree,
 			    "no payload section (such as 'stress-ng:')");
 		goto fail;

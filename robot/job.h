@@ -89,6 +89,8 @@ struct job_list {
 	}
 
 void job_free(struct job *j);
+/* A deep copy (a bisection step changes its copy's commit). */
+struct job *job_copy(const struct job *j);
 void job_list_release(struct job_list *l);
 /* Remove (and free) entry i. */
 void job_list_remove(struct job_list *l, size_t i);

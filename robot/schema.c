@@ -526,7 +526,9 @@ int schema_parse(const struct schema_row *table, const struct ynode *map,
 					    section ? section : "");
 			goto out;
 		}
-		if (v->kind == YNODE_SCALAR && v->is_null)
+		/* an empty value is an absent one (a payload needs options) */
+		if (v->kind == YNODE_SCALAR && v->is_null &&
+		    row->type != SCH_PAYLOAD)
 			continue;
 		seen[row - table] = true;
 		if (parse_row(ctx, row, section, k, v, base) < 0)

@@ -439,6 +439,12 @@ Test(job, errors_with_line_and_column)
 		  "supported" },
 		{ "testtime: 60s\n",
 		  "t.yaml:1:1: no payload section (such as 'stress-ng:')" },
+		{ "testtime: 60s\nstress_ng: {test: mmap}\n",
+		  "t.yaml:2:1: no payload section: did you mean 'stress-ng' for "
+		  "'stress_ng'?" },
+		{ "stress-ng:\n",
+		  "t.yaml:1:11: 'stress-ng' must be a mapping of its options, "
+		  "not a scalar" },
 		{ "stress-ng: {method: all}\n",
 		  "t.yaml:1:1: 'stress-ng' needs a 'test'" },
 		{ "stress-ng: {test: mmap}\nstress-ng: {test: mmap}\n",
@@ -602,6 +608,32 @@ Test(job, select_by_filters)
 	cr_expect(job_matches(l.v[0], "fs", "ext4"));
 	cr_expect(job_matches(l.v[0], "testtime", "60"));
 	cr_expect_not(job_matches(l.v[0], "testtime", "60s"));
+	job_list_release(&l);
+}
+
+Test(job, copy_is_deep)
+{
+	struct job_list l = JOB_LIST_INIT;
+	struct sbuf a = SBUF_INIT, b = SBUF_INIT;
+	struct job *c;
+
+	load(&l, "nr_threads: 50%\ntesttime: 5m\nfs: [ext4]\n"
+		 "stress-ng: {test: mmap, mmap-bytes: 4M}\ncommit: v6.9\n");
+	cr_assert_eq(job_resolve(l.v[0], 8), 0);
+	c = job_copy(l.v[0]);
+	cr_assert_eq(job_write_yaml(l.v[0], &a), 0);
+	cr_assert_eq(job_write_yaml(c, &b), 0);
+	cr_expect_str_eq(a.buf, b.buf);
+	cr_expect_eq(c->nr_threads, 4);
+	cr_expect_eq(c->testtime, 300);
+	cr_expect_neq(c->commit, l.v[0]->commit);
+	free(c->commit);
+	c->commit = xstrdup("abc");
+	cr_expect_str_eq(l.v[0]->commit, "v6.9");
+	job_free(c);
+	job_free(NULL);
+	sbuf_release(&a);
+	sbuf_release(&b);
 	job_list_release(&l);
 }
 
