@@ -12,9 +12,11 @@
 /* An alias bomb (a: &a [*a, *a] ...) must not eat the machine. */
 #define YTREE_MAX_NODES 200000
 
+static void one_line(struct sbuf *out, const char *s);
+
 int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 {
-	struct sbuf sb = SBUF_INIT;
+	struct sbuf sb = SBUF_INIT, msg = SBUF_INIT;
 	va_list ap;
 
 	if (n)
@@ -22,11 +24,30 @@ int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 	else
 		sbuf_addf(&sb, "%s: ", file);
 	va_start(ap, fmt);
-	sbuf_vaddf(&sb, fmt, ap);
+	sbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	one_line(&sb, msg.buf);
 	rb_error("%s", sb.buf);
 	sbuf_release(&sb);
+	sbuf_release(&msg);
 	return -1;
+}
+
+/* An error is one line: control characters of quoted values escaped. */
+static void one_line(struct sbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			sbuf_addstr(out, "\\n");
+		else if (c == '\t')
+			sbuf_addstr(out, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			sbuf_addf(out, "\\x%02x", c);
+		else
+			sbuf_addch(out, (char)c);
+	}
 }
 
 const char *ynode_kind_name(enum ynode_kind kind)

@@ -397,6 +397,9 @@ Test(job, errors_with_line_and_column)
 		{ "testtime: 1.5m\nstress-ng: {test: mmap}\n",
 		  "t.yaml:1:11: testtime '1.5m' is not a time (60s, 5m, 1h, "
 		  "1d or seconds)" },
+		{ "testtime: \"1\\n2\"\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:11: testtime '1\\n2' is not a time (60s, 5m, 1h, "
+		  "1d or seconds)" },
 		{ "testtime: 0\nstress-ng: {test: mmap}\n",
 		  "t.yaml:1:11: testtime '0' must be at least 1s" },
 		{ "nr_threads: -1\nstress-ng: {test: mmap}\n",
