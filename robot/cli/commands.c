@@ -11,6 +11,21 @@ const struct rb_command rb_commands[] = {
 	  "usage: robot help [COMMAND]\n" },
 	{ "version", cmd_version, "print the robot's version",
 	  "usage: robot version\n       robot --version\n" },
+	{ "outbox", cmd_outbox, "list, show, draft and send the robot's mails",
+	  "usage: robot outbox [list] (--dir DIR | --workdir DIR)\n"
+	  "       robot outbox show (--dir DIR | --workdir DIR) ID\n"
+	  "       robot outbox draft (--dir DIR | --workdir DIR) [--print] "
+	  "REPORT.json\n"
+	  "       robot outbox send (--dir DIR | --workdir DIR) --smtp URL\n"
+	  "              [--starttls] [--cacert FILE] [--smtp-user USER\n"
+	  "              (--password-env VAR | --password-file FILE)]\n"
+	  "              [--bcc ADDR]... [--timeout SEC] [--force] "
+	  "(ID... | --all)\n"
+	  "\n"
+	  "The outbox is DIR, or WORKDIR/outbox: every mail as ID.eml with\n"
+	  "its state in ID.state (drafted, sending, sent, failed). A sent\n"
+	  "mail is never sent again; a mail whose sending was interrupted\n"
+	  "is sent again only with --force.\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
