@@ -40,7 +40,9 @@ class Spool:
         meta = {
             "mail_from": envelope.mail_from,
             "rcpt_tos": envelope.rcpt_tos,
-            "tls": session.ssl is not None,
+            # STARTTLS sets session.ssl; implicit TLS is in the transport
+            "tls": (session.ssl is not None or
+                    server.transport.get_extra_info("ssl_object") is not None),
             "login": (session.auth_data.login.decode()
                       if isinstance(session.auth_data, LoginPassword)
                       else None),
@@ -81,12 +83,14 @@ def main():
         def check(server, session, envelope, mechanism, data):
             ok = (isinstance(data, LoginPassword) and data.login == user
                   and data.password == password)
-            return AuthResult(success=ok, handled=False)
+            return AuthResult(success=ok, handled=False,
+                              auth_data=data if ok else None)
 
         kwargs["authenticator"] = check
         kwargs["auth_required"] = True
-        # over implicit TLS the session is encrypted from the start
-        kwargs["auth_require_tls"] = True
+        # aiosmtpd counts only STARTTLS as TLS; over implicit TLS (smtps)
+        # the session is encrypted from the first byte all the same
+        kwargs["auth_require_tls"] = not args.smtps
 
     controller = Controller(Spool(args.spool), hostname="127.0.0.1",
                             port=args.port,

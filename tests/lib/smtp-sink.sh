@@ -107,15 +107,16 @@ smtp_sink_wait() {
 }
 
 smtp_sink_stop() {
-	[ -n "$SMTP_SINK_PID" ] || return 0
-	kill "$SMTP_SINK_PID" 2>/dev/null
+	# safe under set -e and from an EXIT trap: every step may fail
+	[ -n "${SMTP_SINK_PID:-}" ] || return 0
+	kill "$SMTP_SINK_PID" 2>/dev/null || true
 	_i=0
 	while kill -0 "$SMTP_SINK_PID" 2>/dev/null && [ $_i -lt 100 ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	kill -9 "$SMTP_SINK_PID" 2>/dev/null
-	wait "$SMTP_SINK_PID" 2>/dev/null
+	kill -9 "$SMTP_SINK_PID" 2>/dev/null || true
+	wait "$SMTP_SINK_PID" 2>/dev/null || true
 	SMTP_SINK_PID=
 	return 0
 }
