@@ -309,30 +309,29 @@ static int get_confirm(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 static int get_field(const struct ctx *c, struct rb_report_doc *d,
 		     const struct field *f, json_t *v)
 {
-	char *base = (char *)&d->r;
+	void *at = (char *)&d->r + f->off; /* the field, typed by the row */
 	const char *s = NULL;
 
 	switch (f->type) {
 	case F_STR:
-		return get_str(c, v, f->name, (const char **)(base + f->off));
+		return get_str(c, v, f->name, (const char **)at);
 	case F_DOUBLE:
-		return get_num(c, v, f->name, (double *)(base + f->off));
+		return get_num(c, v, f->name, (double *)at);
 	case F_INT:
 		if (!json_is_integer(v) || json_integer_value(v) < INT_MIN ||
 		    json_integer_value(v) > INT_MAX)
 			return bad(c, f->name, "a whole number");
-		*(int *)(base + f->off) = (int)json_integer_value(v);
+		*(int *)at = (int)json_integer_value(v);
 		return 0;
 	case F_INT64:
 		if (!json_is_integer(v))
 			return bad(c, f->name, "a whole number");
-		*(int64_t *)(base + f->off) = json_integer_value(v);
+		*(int64_t *)at = json_integer_value(v);
 		if (!strcmp(f->name, "date"))
 			d->has_date = true;
 		return 0;
 	case F_ADDR:
-		return get_addr(c, v, f->name,
-				(struct rb_mail_addr *)(base + f->off));
+		return get_addr(c, v, f->name, (struct rb_mail_addr *)at);
 	case F_KIND:
 		if (get_str(c, v, f->name, &s) < 0)
 			return -1;

@@ -1618,6 +1618,8 @@ int rb_mail_envelope(struct rb_envelope *env, const char *msg, size_t len)
 		sbuf_addstr(&env->data, "\r\n");
 	ret = 0;
 out:
+	if (ret)
+		rb_envelope_release(env);
 	svec_clear(&ctx.to);
 	svec_clear(&ctx.cc);
 	svec_clear(&ctx.bcc);

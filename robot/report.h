@@ -197,7 +197,8 @@ int rb_mail_check_address(const char *email);
  * address), the recipients (To, Cc and Bcc addresses, each once, in that
  * order) and the data to transmit (CRLF line ends, Bcc headers left
  * out, ending in CRLF). rb_mail_envelope() refuses NUL bytes, lines over
- * 998 octets, a missing From or no recipient.
+ * 998 octets, a missing From or no recipient; on failure env is left
+ * released.
  */
 struct rb_envelope {
 	char *from;
