@@ -862,6 +862,18 @@ static void section_head(struct sbuf *b, const struct rb_report *r,
 	free(s);
 }
 
+/* Columns of "<tree>/<branch>" as printed. */
+static size_t still_cols(const struct rb_report_still *st)
+{
+	char *tree = sanitized(st->tree), *branch = sanitized(st->branch);
+	size_t cols = utf8_cols(tree, strlen(tree)) + 1 +
+		      utf8_cols(branch, strlen(branch));
+
+	free(tree);
+	free(branch);
+	return cols;
+}
+
 static void section_still(struct sbuf *b, const struct rb_report *r)
 {
 	size_t i, width = 0;
@@ -869,24 +881,16 @@ static void section_still(struct sbuf *b, const struct rb_report *r)
 	if (!r->still_nr)
 		return;
 	/* right-align "<tree>/<branch>" so that the shas line up */
-	for (i = 0; i < r->still_nr; i++) {
-		char *where =
-			xstrfmt("%s/%s", r->still[i].tree, r->still[i].branch);
-		char *clean = sanitized(where);
-
-		width = RB_MAX(width, utf8_cols(clean, strlen(clean)));
-		free(clean);
-		free(where);
-	}
+	for (i = 0; i < r->still_nr; i++)
+		width = RB_MAX(width, still_cols(&r->still[i]));
 	for (i = 0; i < r->still_nr; i++) {
 		char *tree = sanitized(r->still[i].tree);
 		char *branch = sanitized(r->still[i].branch);
 		char *sha = sanitized(r->still[i].sha);
-		size_t cols = utf8_cols(tree, strlen(tree)) + 1 +
-			      utf8_cols(branch, strlen(branch));
 
 		body_linef(b, "[still %s on %*s%s/%s %s]", kind_word(r->kind),
-			   (int)(width - cols), "", tree, branch, sha);
+			   (int)(width - still_cols(&r->still[i])), "", tree,
+			   branch, sha);
 		free(tree);
 		free(branch);
 		free(sha);

@@ -153,12 +153,23 @@ static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 	return 0;
 }
 
-static int open_outbox(struct rb_outbox *ob, const struct outbox_opts *o)
+/*
+ * Only a draft creates the outbox; list, show and send look at one that
+ * exists (1: there is none, which list takes for an empty one).
+ */
+static int open_outbox(struct rb_outbox *ob, const struct outbox_opts *o,
+		       bool create)
 {
 	char *dir = o->dir ? xstrdup(o->dir) :
 			     rb_path_join(o->workdir, "outbox");
-	int ret = rb_outbox_open(ob, dir);
+	int ret;
 
+	if (!create && !rb_file_exists(dir)) {
+		rb_error("no outbox '%s'", dir);
+		free(dir);
+		return 1;
+	}
+	ret = rb_outbox_open(ob, dir);
 	free(dir);
 	return ret;
 }
@@ -385,7 +396,12 @@ RB_CMD(outbox)
 	ret = parse_opts(&o, argc - first, argv + first, sub);
 	if (ret)
 		goto out;
-	if (open_outbox(&ob, &o) < 0) {
+	ret = open_outbox(&ob, &o, !strcmp(sub, "draft"));
+	if (ret == 1 && !strcmp(sub, "list") && !o.args.nr) {
+		ret = RB_EXIT_OK;
+		goto out;
+	}
+	if (ret) {
 		rb_error_print();
 		ret = RB_EXIT_FAIL;
 		goto out;
