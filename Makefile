@@ -36,6 +36,13 @@ CFLAGS_ALL = $(BASE_CFLAGS) $(OPT) $(WARNINGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread $(LDLIBS)
 
 
+# `make V=1` shows the full compiler command lines.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 B ?= build
@@ -56,21 +63,25 @@ bin/robot: $(B)/robot
 	@ln -sf ../$(B)/robot bin/robot
 
 $(B)/robot: $(CORE_OBJ) $(B)/obj/robot/cli/main.o
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
 
 $(B)/obj/robot/%.o: robot/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 # Test files: criterion's macros define functions without prototypes.
 $(B)/obj/tests/unit/%.o: tests/unit/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(CRIT_CFLAGS) -Wno-missing-prototypes \
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_ALL) $(CRIT_CFLAGS) -Wno-missing-prototypes \
 		-Wno-declaration-after-statement -Irobot \
 		-c -o $@ $<
 
 $(B)/unit-tests: $(UNIT_OBJ) $(CORE_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL) $(CRIT_LIBS)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL) $(CRIT_LIBS)
 
 deps:
 	@scripts/install-deps test

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The stress-ng payload: its output, read the way lkp-tests reads it.
+ */
+#include <ctype.h>
+#include <yaml.h>
+
+#include "robot.h"
+#include "payload.h"
+#include "sbuf.h"
+
+char *stressng_normalize(const char *words)
+{
+	struct sbuf sb = SBUF_INIT;
+	bool sep = false;
+	const char *p;
+
+	/* whitespace , " _ [ ] ( ) : become one '_', trimmed at the edges */
+	for (p = words; *p; p++) {
+		if (isspace((unsigned char)*p) || strchr(",\"_[]():", *p)) {
+			sep = true;
+			continue;
+		}
+		if (sep && sb.len)
+			sbuf_addch(&sb, '_');
+		sep = false;
+		sbuf_addch(&sb, *p);
+	}
+	return sbuf_detach(&sb);
+}
+
+static void add_main(struct statset *out, const char *stressor, double ops,
+		     double ops_per_sec)
+{
+	char *n;
+
+	if (ops == 0) {
+		n = xstrfmt("%s.fail", stressor);
+		statset_set(out, n, 1);
+		free(n);
+		return;
+	}
+	n = xstrfmt("%s.pass", stressor);
+	statset_set(out, n, 1);
+	free(n);
+	n = xstrfmt("%s.ops", stressor);
+	statset_set(out, n, ops);
+	free(n);
+	n = xstrfmt("%s.ops_per_sec", stressor);
+	statset_set(out, n, ops_per_sec);
+	free(n);
+}
+
+static void add_extra(struct statset *out, const char *stressor,
+		      const char *unit, double v)
+{
+	char *n;
+
+	if (v == 0) {
+		n = xstrfmt("%s.%s.fail", stressor, unit);
+		statset_set(out, n, 1);
+	} else {
+		n = xstrfmt("%s.%s", stressor, unit);
+		statset_set(out, n, v);
+	}
+	free(n);
+}
+
+/* --- the --yaml file ------------------------------------------------ */
+
+/* The keys of stress-ng's own per-stressor metrics; any other is extra. */
+static const char *const yaml_standard[] = {
+	"stressor",
+	"bogo-ops",
+	"bogo-ops-per-second-usr-sys-time",
+	"bogo-ops-per-second-real-time",
+	"wall-clock-time",
+	"user-time",
+	"system-time",
+	"cpu-usage-per-instance",
+	"max-rss",
+};
+
+static bool is_standard(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(yaml_standard); i++)
+		if (!strcmp(k, yaml_standard[i]))
+			return true;
+	return false;
+}
+
+struct yrow {
+	char *stressor;
+	double ops, ops_per_sec;
+	bool has_ops, has_rate;
+	struct statset extra;
+};
+
+static void yrow_release(struct yrow *r)
+{
+	free(r->stressor);
+	statset_release(&r->extra);
+	memset(r, 0, sizeof(*r));
+}
+
+static void yrow_flush(struct yrow *r, struct statset *out, int *rows)
+{
+	size_t i;
+
+	if (r->stressor && r->has_ops && r->has_rate) {
+		add_main(out, r->stressor, r->ops, r->ops_per_sec);
+		for (i = 0; i < r->extra.nr; i++)
+			add_extra(out, r->stressor, r->extra.v[i].name,
+				  r->extra.v[i].value);
+		(*rows)++;
+	}
+	yrow_release(r);
+}
+
+static void yrow_set(struct yrow *r, const char *k, const char *v)
+{
+	double d;
+
+	if (!strcmp(k, "stressor")) {
+		free(r->stressor);
+		r->stressor = xstrdup(v);
+		return;
+	}
+	if (rb_parse_double(v, &d) < 0)
+		return;
+	if (!strcmp(k, "bogo-ops")) {
+		r->ops = d;
+		r->has_ops = true;
+	} else if (!strcmp(k, "bogo-ops-per-second-real-time")) {
+		r->ops_per_sec = d;
+		r->has_rate = true;
+	} else if (!is_standard(k)) {
+		char *n = xstrdup(k), *p;
+
+		for (p = n; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		statset_set(&r->extra, n, d);
+		free(n);
+	}
+}
+
+/*
+ * A small state machine over libyaml events: depth 1 is the top mapping,
+ * `metrics:` holds a sequence of flat mappings, one per stressor.
+ */
+int stressng_parse_yaml(const char *buf, size_t len, struct statset *out)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	struct yrow row = { 0 };
+	char *key = NULL;
+	int depth = 0, rows = 0, ret = -1;
+	bool in_metrics = false, want_metrics = false, top_key = true;
+	bool done = false;
+
+	if (!yaml_parser_initialize(&parser))
+		return rb_error("cannot initialise the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rb_error("stress-ng yaml:%zu:%zu: %s",
+				 parser.problem_mark.line + 1,
+				 parser.problem_mark.column + 1,
+				 parser.problem ? parser.problem : "error");
+			goto out;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+			depth++;
+			if (depth == 2 && want_metrics &&
+			    ev.type == YAML_SEQUENCE_START_EVENT)
+				in_metrics = true;
+			want_metrics = false;
+			top_key = true;
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			if (in_metrics && depth == 3)
+				yrow_flush(&row, out, &rows);
+			if (depth == 2)
+				in_metrics = false;
+			depth--;
+			top_key = true;
+			free(key);
+			key = NULL;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *v = (const char *)ev.data.scalar.value;
+
+			if (depth == 1) {
+				if (top_key)
+					want_metrics = !strcmp(v, "metrics");
+				else
+					want_metrics = false;
+				top_key = !top_key;
+			} else if (in_metrics && depth == 3) {
+				if (!key) {
+					key = xstrdup(v);
+				} else {
+					yrow_set(&row, key, v);
+					free(key);
+					key = NULL;
+				}
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	ret = rows;
+out:
+	yrow_release(&row);
+	free(key);
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+/* --- the text on stderr --------------------------------------------- */
+
+/* Split a line into at most max whitespace-separated fields in place. */
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p && n < max) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		f[n++] = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+	return n;
+}
+
+static bool all_numbers(char **f, int from, int to)
+{
+	double d;
+	int i;
+
+	for (i = from; i < to; i++)
+		if (rb_parse_double(f[i], &d) < 0)
+			return false;
+	return true;
+}
+
+/*
+ * "stress-ng: metrc: [pid] <stressor> <value> <unit words> (<mean ...>)"
+ * with the parenthesised suffix dropped before normalising.
+ */
+static void parse_extra(char *rest, struct statset *out)
+{
+	char *f[3], *paren, *unit;
+	double v;
+	int n;
+
+	n = split(rest, f, 2);
+	if (n < 2)
+		return;
+	/* split() stopped after two fields: the rest of the line follows */
+	unit = f[1] + strlen(f[1]) + 1;
+	if (rb_parse_double(f[1], &v) < 0)
+		return;
+	paren = strrchr(unit, '(');
+	if (paren && (strstr(paren, "mean") || strstr(paren, "average") ||
+		      strstr(paren, "total")))
+		*paren = '\0';
+	unit = stressng_normalize(unit);
+	if (*unit)
+		add_extra(out, f[0], unit, v);
+	free(unit);
+}
+
+int stressng_parse_text(const char *buf, struct statset *out)
+{
+	char *copy = xstrdup(buf), *save = NULL, *line;
+	bool in_table = false;
+	int rows = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[16], *tag, *body;
+		int n;
+
+		if (!rb_starts_with(line, "stress-ng: "))
+			continue;
+		tag = line + strlen("stress-ng: ");
+		if (!rb_starts_with(tag, "info:") &&
+		    !rb_starts_with(tag, "metrc:"))
+			continue; /* fail:, warn:, error: lines */
+		if (strstr(tag, "(secs)    (secs)    (secs)")) {
+			in_table = true;
+			continue;
+		}
+		if (!in_table)
+			continue;
+		if (strstr(tag, "run time:"))
+			break;
+		if (strstr(tag, "miscellaneous metrics"))
+			continue;
+		body = strchr(tag, ']');
+		if (!body)
+			continue;
+		body++;
+		{
+			char *probe = xstrdup(line);
+
+			n = split(probe, f, 16);
+			if ((n == 10 || n == 12) && all_numbers(f, 4, n)) {
+				add_main(out, f[3], strtod(f[4], NULL),
+					 strtod(f[8], NULL));
+				rows++;
+				free(probe);
+				continue;
+			}
+			free(probe);
+		}
+		parse_extra(body, out);
+	}
+	free(copy);
+	return rows;
+}
+
+/* --- time -v -------------------------------------------------------- */
+
+/* "1:02:03.45", "0:02.02" or busybox's "0m 0.00s" into seconds. */
+static int parse_elapsed(const char *s, double *out)
+{
+	double parts[3] = { 0 }, v;
+	int n = 0;
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (strchr(s, 'm') && strchr(s, 's')) {
+		double m = strtod(s, &end);
+
+		if (*end != 'm')
+			return -1;
+		v = strtod(end + 1, &end);
+		*out = m * 60 + v;
+		return 0;
+	}
+	for (;;) {
+		if (n == 3)
+			return -1;
+		parts[n++] = strtod(s, &end);
+		if (end == s)
+			return -1;
+		if (*end != ':')
+			break;
+		s = end + 1;
+	}
+	if (n == 2)
+		*out = parts[0] * 60 + parts[1];
+	else if (n == 3)
+		*out = parts[0] * 3600 + parts[1] * 60 + parts[2];
+	else
+		*out = parts[0];
+	return 0;
+}
+
+int time_v_parse(const char *buf, struct statset *out)
+{
+	static const struct {
+		const char *label, *stat;
+	} map[] = {
+		{ "User time (seconds)", "time.user_time" },
+		{ "System time (seconds)", "time.system_time" },
+		{ "Percent of CPU this job got",
+		  "time.percent_of_cpu_this_job_got" },
+		{ "Elapsed (wall clock) time (h:mm:ss or m:ss)",
+		  "time.elapsed_time" },
+		{ "Maximum resident set size (kbytes)",
+		  "time.maximum_resident_set_size" },
+		{ "Major (requiring I/O) page faults",
+		  "time.major_page_faults" },
+		{ "Minor (reclaiming a frame) page faults",
+		  "time.minor_page_faults" },
+		{ "Voluntary context switches",
+		  "time.voluntary_context_switches" },
+		{ "Involuntary context switches",
+		  "time.involuntary_context_switches" },
+		{ "File system inputs", "time.file_system_inputs" },
+		{ "File system outputs", "time.file_system_outputs" },
+		{ "Page size (bytes)", "time.page_size" },
+		{ "Exit status", "time.exit_status" },
+	};
+	char *copy = xstrdup(buf), *save = NULL, *line;
+	int found = 0;
+	size_t i;
+
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon;
+		double v;
+
+		while (isspace((unsigned char)*line))
+			line++;
+		colon = strstr(line, "): ");
+		colon = colon ? colon + 1 : strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		for (i = 0; i < RB_ARRAY_SIZE(map); i++) {
+			if (strcmp(line, map[i].label))
+				continue;
+			if (i == 3) {
+				if (parse_elapsed(colon + 1, &v) < 0)
+					break;
+				statset_set(out, map[i].stat, v);
+				statset_set(out, "time.elapsed_time.max", v);
+			} else {
+				v = strtod(colon + 1, NULL);
+				statset_set(out, map[i].stat, v);
+			}
+			found++;
+			break;
+		}
+	}
+	free(copy);
+	return found;
+}

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SQLite adapter. Schema changes are appended to migrations[]; never
+ * edit a migration that has shipped.
+ */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "robot.h"
+#include "sbuf.h"
+#include "store.h"
+
+struct store {
+	sqlite3 *db;
+	char *path;
+};
+
+/*
+ * Migration N brings a database from user_version N to N+1. Each runs in
+ * its own transaction together with the user_version bump.
+ */
+static const char *const migrations[] = {
+	/* 0 -> 1: lab execution (builds, boots, runs, samples) */
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_sha TEXT NOT NULL,"
+	"  kconfig TEXT NOT NULL,"
+	"  compiler TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok','skip','infra')),"
+	"  exit_code INTEGER NOT NULL,"
+	"  started REAL NOT NULL,"
+	"  finished REAL NOT NULL,"
+	"  artifact_dir TEXT NOT NULL,"
+	"  log TEXT NOT NULL"
+	") STRICT;"
+	"CREATE INDEX builds_by_commit ON builds(commit_sha, kconfig, compiler);"
+	"CREATE TABLE boots ("
+	"  id INTEGER PRIMARY KEY,"
+	"  build_id INTEGER REFERENCES builds(id),"
+	"  host TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok','skip','infra')),"
+	"  exit_code INTEGER NOT NULL,"
+	"  started REAL NOT NULL,"
+	"  finished REAL NOT NULL,"
+	"  log TEXT NOT NULL"
+	") STRICT;"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  testcase TEXT NOT NULL,"
+	"  path_params TEXT NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  rootfs TEXT NOT NULL,"
+	"  kconfig TEXT NOT NULL,"
+	"  compiler TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  run_no INTEGER NOT NULL,"
+	"  boot_id INTEGER REFERENCES boots(id),"
+	"  result_dir TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN"
+	"    ('running','ok','failed','infra','interrupted')),"
+	"  message TEXT,"
+	"  started REAL NOT NULL,"
+	"  finished REAL"
+	") STRICT;"
+	"CREATE UNIQUE INDEX runs_by_key ON runs(testcase, path_params, host,"
+	"  rootfs, kconfig, compiler, commit_sha, run_no);"
+	"CREATE INDEX runs_by_commit ON runs(commit_sha);"
+	"CREATE TABLE samples ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  stat TEXT NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  PRIMARY KEY (run_id, stat)"
+	") STRICT, WITHOUT ROWID;"
+	"CREATE INDEX samples_by_stat ON samples(stat);",
+};
+
+static int db_error(struct store *st, const char *what)
+{
+	return rb_error("store '%s': %s: %s", st->path, what,
+			sqlite3_errmsg(st->db));
+}
+
+static int exec(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		rb_error("store '%s': %s", st->path, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int prepare(struct store *st, const char *sql, sqlite3_stmt **out)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
+		return db_error(st, "prepare");
+	return 0;
+}
+
+int store_schema_version(struct store *st)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (prepare(st, "PRAGMA user_version", &s) < 0)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int migrate(struct store *st)
+{
+	int v = store_schema_version(st);
+	int target = (int)RB_ARRAY_SIZE(migrations);
+
+	if (v < 0)
+		return -1;
+	if (v > target)
+		return rb_error("store '%s' has schema version %d, newer than "
+				"this robot's %d: upgrade the robot",
+				st->path, v, target);
+	for (; v < target; v++) {
+		char *bump;
+
+		if (exec(st, "BEGIN IMMEDIATE") < 0)
+			return -1;
+		bump = xstrfmt("PRAGMA user_version = %d", v + 1);
+		if (exec(st, migrations[v]) < 0 || exec(st, bump) < 0) {
+			free(bump);
+			exec(st, "ROLLBACK");
+			return rb_error_prefix("migration %d -> %d", v, v + 1);
+		}
+		free(bump);
+		if (exec(st, "COMMIT") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int open_db(struct store **out, const char *workdir, bool readonly)
+{
+	struct store *st = xcalloc(1, sizeof(*st));
+	int flags = readonly ? SQLITE_OPEN_READONLY :
+			       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
+	*out = NULL;
+	if (!readonly && rb_mkdir_p(workdir) < 0) {
+		free(st);
+		return -1;
+	}
+	st->path = rb_path_join(workdir, "robot.db");
+	if (readonly && !rb_file_exists(st->path)) {
+		rb_error("no store in '%s' (nothing has run there yet)",
+			 workdir);
+		goto fail;
+	}
+	if (sqlite3_open_v2(st->path, &st->db, flags | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		db_error(st, "open");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (exec(st, "PRAGMA foreign_keys = ON") < 0)
+		goto fail;
+	if (!readonly) {
+		/* WAL + NORMAL: a commit survives a crash of the robot; after
+		 * a power loss the last transactions may roll back, never
+		 * tear. */
+		if (exec(st, "PRAGMA journal_mode = WAL") < 0 ||
+		    exec(st, "PRAGMA synchronous = FULL") < 0 ||
+		    migrate(st) < 0)
+			goto fail;
+		/* a run still "running" here belongs to a robot that died */
+		if (exec(st, "UPDATE runs SET status = 'interrupted', "
+			     "message = 'the robot stopped during this run' "
+			     "WHERE status = 'running'") < 0)
+			goto fail;
+	} else if (store_schema_version(st) < 1) {
+		rb_error("store '%s' is empty", st->path);
+		goto fail;
+	}
+	*out = st;
+	return 0;
+fail:
+	store_close(st);
+	return -1;
+}
+
+int store_open(struct store **out, const char *workdir)
+{
+	return open_db(out, workdir, false);
+}
+
+int store_open_readonly(struct store **out, const char *workdir)
+{
+	return open_db(out, workdir, true);
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+struct sqlite3 *store_db(struct store *st)
+{
+	return st->db;
+}
+
+int store_begin(struct store *st)
+{
+	return exec(st, "BEGIN IMMEDIATE");
+}
+
+int store_commit(struct store *st)
+{
+	return exec(st, "COMMIT");
+}
+
+void store_rollback(struct store *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+struct workdir_lock {
+	int fd;
+	char *path;
+};
+
+int store_lock_workdir(struct workdir_lock **out, const char *workdir,
+		       const char *what)
+{
+	struct workdir_lock *lk;
+	char info[256];
+	int fd, n;
+	char *path;
+
+	*out = NULL;
+	if (rb_mkdir_p(workdir) < 0)
+		return -1;
+	path = rb_path_join(workdir, "lock");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rb_error("cannot open '%s': %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = (int)pread(fd, info, sizeof(info) - 1, 0);
+		info[n > 0 ? n : 0] = '\0';
+		if (n > 0 && info[n - 1] == '\n')
+			info[n - 1] = '\0';
+		rb_error("workdir '%s' is in use by another robot (%s); "
+			 "wait for it to finish or use another workdir",
+			 workdir, n > 0 ? info : "unknown process");
+		close(fd);
+		free(path);
+		return -1;
+	}
+	n = snprintf(info, sizeof(info), "pid %ld: %s\n", (long)getpid(), what);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, info, (size_t)n, 0) != n) {
+		/* the lock holds even when its note cannot be written */
+	}
+	lk = xmalloc(sizeof(*lk));
+	lk->fd = fd;
+	lk->path = path;
+	*out = lk;
+	return 0;
+}
+
+void store_unlock_workdir(struct workdir_lock *lk)
+{
+	if (!lk)
+		return;
+	close(lk->fd);
+	free(lk->path);
+	free(lk);
+}
+
+const char *run_status_name(enum run_status s)
+{
+	switch (s) {
+	case RUN_RUNNING:
+		return "running";
+	case RUN_OK:
+		return "ok";
+	case RUN_FAILED:
+		return "failed";
+	case RUN_INFRA:
+		return "infra";
+	case RUN_INTERRUPTED:
+		return "interrupted";
+	}
+	return "unknown";
+}
+
+void build_rec_release(struct build_rec *b)
+{
+	free(b->commit);
+	free(b->kconfig);
+	free(b->compiler);
+	free(b->status);
+	free(b->artifact_dir);
+	free(b->log);
+	memset(b, 0, sizeof(*b));
+}
+
+static int step_done(struct store *st, sqlite3_stmt *s, int64_t *id)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, "write");
+	if (id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_build_add(struct store *st, const char *commit, const char *kconfig,
+		    const char *compiler, const char *status, int exit_code,
+		    double started, double finished, const char *artifact_dir,
+		    const char *log, int64_t *id)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "INSERT INTO builds (commit_sha, kconfig, compiler, status,"
+		    " exit_code, started, finished, artifact_dir, log)"
+		    " VALUES (?,?,?,?,?,?,?,?,?)",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, kconfig, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, compiler, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, exit_code);
+	sqlite3_bind_double(s, 6, started);
+	sqlite3_bind_double(s, 7, finished);
+	sqlite3_bind_text(s, 8, artifact_dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, log, -1, SQLITE_STATIC);
+	return step_done(st, s, id);
+}
+
+static char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return xstrdup(t ? (const char *)t : "");
+}
+
+int store_build_latest(struct store *st, const char *commit,
+		       const char *kconfig, const char *compiler,
+		       struct build_rec *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT id, commit_sha, kconfig, compiler, status,"
+		    " exit_code, started, finished, artifact_dir, log"
+		    " FROM builds WHERE commit_sha = ? AND kconfig = ?"
+		    " AND compiler = ? ORDER BY id DESC LIMIT 1",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, kconfig, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, compiler, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(s, 0);
+		out->commit = col_text(s, 1);
+		out->kconfig = col_text(s, 2);
+		out->compiler = col_text(s, 3);
+		out->status = col_text(s, 4);
+		out->exit_code = sqlite3_column_int(s, 5);
+		out->started = sqlite3_column_double(s, 6);
+		out->finished = sqlite3_column_double(s, 7);
+		out->artifact_dir = col_text(s, 8);
+		out->log = col_text(s, 9);
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_error(st, "read builds");
+}
+
+int store_boot_add(struct store *st, int64_t build_id, const char *host,
+		   const char *commit, const char *status, int exit_code,
+		   double started, double finished, const char *log,
+		   int64_t *id)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "INSERT INTO boots (build_id, host, commit_sha, status,"
+		    " exit_code, started, finished, log)"
+		    " VALUES (?,?,?,?,?,?,?,?)",
+		    &s) < 0)
+		return -1;
+	if (build_id > 0)
+		sqlite3_bind_int64(s, 1, build_id);
+	else
+		sqlite3_bind_null(s, 1);
+	sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, exit_code);
+	sqlite3_bind_double(s, 6, started);
+	sqlite3_bind_double(s, 7, finished);
+	sqlite3_bind_text(s, 8, log, -1, SQLITE_STATIC);
+	return step_done(st, s, id);
+}
+
+static void bind_key(sqlite3_stmt *s, int first, const struct run_key *k)
+{
+	sqlite3_bind_text(s, first, k->testcase, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 1, k->path_params, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 2, k->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 3, k->rootfs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 4, k->kconfig, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 5, k->compiler, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, first + 6, k->commit, -1, SQLITE_STATIC);
+}
+
+int store_next_run_no(struct store *st, const struct run_key *key, int *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT COALESCE(MAX(run_no) + 1, 0) FROM runs"
+		    " WHERE testcase = ? AND path_params = ? AND host = ?"
+		    " AND rootfs = ? AND kconfig = ? AND compiler = ?"
+		    " AND commit_sha = ?",
+		    &s) < 0)
+		return -1;
+	bind_key(s, 1, key);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_error(st, "read runs");
+}
+
+int store_run_start(struct store *st, const struct run_key *key, int run_no,
+		    int64_t boot_id, const char *result_dir, int64_t *id)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "INSERT INTO runs (testcase, path_params, host, rootfs,"
+		    " kconfig, compiler, commit_sha, run_no, boot_id,"
+		    " result_dir, status, started)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,'running',"
+		    " (julianday('now') - 2440587.5) * 86400.0)",
+		    &s) < 0)
+		return -1;
+	bind_key(s, 1, key);
+	sqlite3_bind_int(s, 8, run_no);
+	if (boot_id > 0)
+		sqlite3_bind_int64(s, 9, boot_id);
+	else
+		sqlite3_bind_null(s, 9);
+	sqlite3_bind_text(s, 10, result_dir, -1, SQLITE_STATIC);
+	return step_done(st, s, id);
+}
+
+int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
+		     const char *message, const struct sample *samples,
+		     size_t nr_samples)
+{
+	sqlite3_stmt *s = NULL;
+	size_t i;
+
+	if (store_begin(st) < 0)
+		return -1;
+	if (prepare(st,
+		    "UPDATE runs SET status = ?, message = ?,"
+		    " finished = (julianday('now') - 2440587.5) * 86400.0 WHERE id = ?",
+		    &s) < 0)
+		goto fail;
+	sqlite3_bind_text(s, 1, run_status_name(status), -1, SQLITE_STATIC);
+	if (message)
+		sqlite3_bind_text(s, 2, message, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 2);
+	sqlite3_bind_int64(s, 3, run_id);
+	if (step_done(st, s, NULL) < 0)
+		goto fail;
+	if (prepare(st,
+		    "INSERT OR REPLACE INTO samples (run_id, stat, value)"
+		    " VALUES (?,?,?)",
+		    &s) < 0)
+		goto fail;
+	for (i = 0; i < nr_samples; i++) {
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_text(s, 2, samples[i].stat, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 3, samples[i].value);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			db_error(st, "write samples");
+			sqlite3_finalize(s);
+			goto fail;
+		}
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	if (store_commit(st) < 0)
+		goto fail;
+	return 0;
+fail:
+	store_rollback(st);
+	return -1;
+}
+
+int store_samples(struct store *st, const struct run_key *key, const char *stat,
+		  double **vals, size_t *n)
+{
+	sqlite3_stmt *s;
+	double *v = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.testcase = ? AND r.path_params = ?"
+		    " AND (?3 IS NULL OR r.host = ?3)"
+		    " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
+		    " AND r.commit_sha = ? AND r.status = 'ok' AND s.stat = ?"
+		    " ORDER BY r.id",
+		    &s) < 0)
+		return -1;
+	bind_key(s, 1, key);
+	if (!key->host)
+		sqlite3_bind_null(s, 3);
+	sqlite3_bind_text(s, 8, stat, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		RB_ALLOC_GROW(v, nr + 1, alloc);
+		v[nr++] = sqlite3_column_double(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return db_error(st, "read samples");
+	}
+	*vals = v;
+	*n = nr;
+	return 0;
+}
+
+int store_count(struct store *st, const char *table, const char *where,
+		int64_t *out)
+{
+	char *sql = xstrfmt("SELECT COUNT(*) FROM %s%s%s", table,
+			    where ? " WHERE " : "", where ? where : "");
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = prepare(st, sql, &s);
+	free(sql);
+	if (rc < 0)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
+}

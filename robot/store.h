@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_STORE_H
+#define ROBOT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The store: one SQLite database per workdir (`<workdir>/robot.db`), in WAL
+ * mode with foreign keys on. It keeps every build, boot, run and sample the
+ * robot produced; later layers add bisection and mail state through
+ * migrations (see store.c, `migrations[]`). PRAGMA user_version is the
+ * schema version; opening an older database migrates it forward, opening a
+ * newer one is refused.
+ *
+ * Durability rule: a finished run and all its samples are committed in one
+ * transaction (store_run_finish) before any caller acts on them, so a crash
+ * loses at most the run that was in flight. Such a run stays with status
+ * "running" and is marked "interrupted" by the next store_open.
+ *
+ * Concurrency: one robot process per workdir, enforced with
+ * store_lock_workdir(); readers (`robot bisect list`, `robot history`) may
+ * open the store while a robot runs (WAL readers do not block the writer).
+ *
+ * All functions return 0 on success and -1 with rb_error() set on failure.
+ */
+
+struct store;
+
+/* Open (creating and migrating) the store of a workdir. */
+int store_open(struct store **out, const char *workdir);
+/* Open read-only; fails when no store exists. */
+int store_open_readonly(struct store **out, const char *workdir);
+void store_close(struct store *st);
+int store_schema_version(struct store *st);
+
+int store_begin(struct store *st);
+int store_commit(struct store *st);
+void store_rollback(struct store *st);
+
+/*
+ * An advisory lock on `<workdir>/lock` (flock), held until
+ * store_unlock_workdir or process exit. A second robot on the same workdir
+ * gets -1 and a message naming the holder's pid and command.
+ */
+struct workdir_lock;
+int store_lock_workdir(struct workdir_lock **out, const char *workdir,
+		       const char *what);
+void store_unlock_workdir(struct workdir_lock *lk);
+
+/* What identifies where a measurement came from (lkp's result-root axes). */
+struct run_key {
+	const char *testcase;
+	const char *path_params;
+	const char *host;
+	const char *rootfs;
+	const char *kconfig;
+	const char *compiler;
+	const char *commit; /* 40 hex */
+};
+
+enum run_status {
+	RUN_RUNNING,
+	RUN_OK, /* measured: its samples count */
+	RUN_FAILED, /* the payload ran and failed (no usable samples) */
+	RUN_INFRA, /* could not run: transport, timeout, signal */
+	RUN_INTERRUPTED, /* the robot died while it ran */
+};
+const char *run_status_name(enum run_status s);
+
+struct sample {
+	const char *stat;
+	double value;
+};
+
+/* Builds: one row per hook execution. */
+struct build_rec {
+	int64_t id;
+	char *commit;
+	char *kconfig;
+	char *compiler;
+	char *status; /* ok | skip | infra */
+	int exit_code;
+	double started, finished;
+	char *artifact_dir;
+	char *log;
+};
+void build_rec_release(struct build_rec *b);
+
+int store_build_add(struct store *st, const char *commit, const char *kconfig,
+		    const char *compiler, const char *status, int exit_code,
+		    double started, double finished, const char *artifact_dir,
+		    const char *log, int64_t *id);
+/* The latest build of commit+kconfig+compiler; 1 found, 0 none, -1 error. */
+int store_build_latest(struct store *st, const char *commit,
+		       const char *kconfig, const char *compiler,
+		       struct build_rec *out);
+
+int store_boot_add(struct store *st, int64_t build_id, const char *host,
+		   const char *commit, const char *status, int exit_code,
+		   double started, double finished, const char *log,
+		   int64_t *id);
+
+/*
+ * Runs. store_run_start records a run as "running" (committed at once, so
+ * a crash leaves a trace); store_run_finish sets its final status and
+ * inserts its samples in one transaction.
+ */
+int store_run_start(struct store *st, const struct run_key *key, int run_no,
+		    int64_t boot_id, const char *result_dir, int64_t *id);
+int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
+		     const char *message, const struct sample *samples,
+		     size_t nr_samples);
+/* The first free run number (0..) for a key, like lkp's result roots. */
+int store_next_run_no(struct store *st, const struct run_key *key, int *out);
+
+/*
+ * The values of one stat over the OK runs of a key, in run order. *vals is
+ * malloc'd (NULL when n == 0). key->host may be NULL for "any host".
+ */
+int store_samples(struct store *st, const struct run_key *key, const char *stat,
+		  double **vals, size_t *n);
+
+/* Count rows of a table (for tests and summaries). */
+int store_count(struct store *st, const char *table, const char *where,
+		int64_t *out);
+
+/* The raw handle for modules that add their own tables (bisection, mail). */
+struct sqlite3 *store_db(struct store *st);
+
+#endif

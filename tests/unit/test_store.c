@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "robot.h"
+#include "store.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/robot-store-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	rb_remove_tree(dir);
+}
+
+static const struct run_key key = {
+	.testcase = "stress-ng",
+	.path_params = "performance-2-mmapaddr-3s",
+	.host = "box1",
+	.rootfs = "debian-12",
+	.kconfig = "qemu-box",
+	.compiler = "gcc-12",
+	.commit = "0123456789abcdef0123456789abcdef01234567",
+};
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+Test(store, migrates_and_keeps_runs_with_samples)
+{
+	struct store *st;
+	int64_t run, n;
+	double *v;
+	size_t nr;
+	int no;
+	const struct sample s[] = {
+		{ "stress-ng.mmapaddr.ops_per_sec", 852.75 },
+		{ "stress-ng.mmapaddr.ops", 4272 },
+	};
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_assert_geq(store_schema_version(st), 1);
+	cr_assert_eq(store_next_run_no(st, &key, &no), 0);
+	cr_assert_eq(no, 0);
+	cr_assert_eq(store_run_start(st, &key, no, 0, "/r/0", &run), 0);
+	cr_assert_eq(store_run_finish(st, run, RUN_OK, NULL, s, 2), 0);
+	cr_assert_eq(store_next_run_no(st, &key, &no), 0);
+	cr_assert_eq(no, 1);
+	cr_assert_eq(store_samples(st, &key, "stress-ng.mmapaddr.ops_per_sec",
+				   &v, &nr),
+		     0);
+	cr_assert_eq(nr, 1);
+	cr_assert_float_eq(v[0], 852.75, 1e-9);
+	free(v);
+	/* a run that is cut short leaves no sample and is marked on reopen */
+	cr_assert_eq(store_run_start(st, &key, 1, 0, "/r/1", &run), 0);
+	store_close(st);
+	cr_assert_eq(store_open(&st, dir), 0);
+	cr_assert_eq(store_count(st, "runs", "status = 'interrupted'", &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(store_count(st, "samples", NULL, &n), 0);
+	cr_assert_eq(n, 2);
+	store_close(st);
+}
+
+Test(store, refuses_a_newer_schema)
+{
+	struct store *st;
+	char *path = xstrfmt("%s/robot.db", dir);
+	sqlite3 *db;
+
+	cr_assert_eq(store_open(&st, dir), 0);
+	store_close(st);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL,
+				  NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	cr_assert_eq(store_open(&st, dir), -1);
+	cr_assert(strstr(rb_errmsg(), "newer than") != NULL, "%s", rb_errmsg());
+	free(path);
+}
+
+Test(store, builds_latest_and_boots)
+{
+	struct store *st;
+	struct build_rec b = { 0 };
+	int64_t id, boot;
+
+	cr_assert_eq(store_open(&st, dir), 0);
+	cr_assert_eq(store_build_latest(st, key.commit, "k", "gcc", &b), 0);
+	cr_assert_eq(store_build_add(st, key.commit, "k", "gcc", "infra", 1,
+				     1.0, 2.0, "/a", "/l", &id),
+		     0);
+	cr_assert_eq(store_build_add(st, key.commit, "k", "gcc", "ok", 0, 3.0,
+				     4.0, "/a", "/l", &id),
+		     0);
+	cr_assert_eq(store_build_latest(st, key.commit, "k", "gcc", &b), 1);
+	cr_assert_str_eq(b.status, "ok");
+	cr_assert_eq(b.id, id);
+	build_rec_release(&b);
+	cr_assert_eq(store_boot_add(st, id, "box1", key.commit, "ok", 0, 5.0,
+				    6.0, "/b", &boot),
+		     0);
+	cr_assert_gt(boot, 0);
+	store_close(st);
+}
+
+Test(store, second_robot_on_a_workdir_is_refused)
+{
+	struct workdir_lock *lk, *lk2;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(store_lock_workdir(&lk, dir, "robot bisect"), 0);
+	/* flock is per open file: a second process must be refused */
+	pid = fork();
+	if (pid == 0) {
+		int r = store_lock_workdir(&lk2, dir, "robot run");
+
+		_exit(r == -1 && strstr(rb_errmsg(), "robot bisect") ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	store_unlock_workdir(lk);
+	cr_assert_eq(store_lock_workdir(&lk, dir, "again"), 0);
+	store_unlock_workdir(lk);
+}
