@@ -31,5 +31,6 @@ int rb_command_help(const char *cmd);
 
 RB_CMD(help);
 RB_CMD(version);
+RB_CMD(pick);
 
 #endif

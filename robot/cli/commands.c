@@ -11,6 +11,20 @@ const struct rb_command rb_commands[] = {
 	  "usage: robot help [COMMAND]\n" },
 	{ "version", cmd_version, "print the robot's version",
 	  "usage: robot version\n       robot --version\n" },
+	{ "pick", cmd_pick,
+	  "the commit(s) a bisection tests next, as git picks",
+	  "usage: robot pick [--repo DIR] [--first-parent]\n"
+	  "                  [--bisect-all | --bisect-vars]\n"
+	  "                  [--skip REV]... [--ways H] BAD ^GOOD...\n"
+	  "\n"
+	  "  --repo DIR       the repository (default: .)\n"
+	  "  --first-parent   follow only the first parent of merges\n"
+	  "  --bisect-all     every candidate with its distance, best first\n"
+	  "  --bisect-vars    git's bisect_* shell variables\n"
+	  "  --skip REV       a skipped commit (repeat); prints what git bisect\n"
+	  "                   checks out after these skips, or its conclusion\n"
+	  "  --ways H         H commits to test at once on H hosts\n"
+	  "Revisions: REV, ^REV, A..B, --not, as for git rev-list.\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
