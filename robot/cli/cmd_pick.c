@@ -238,6 +238,10 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 		for (i = 0; i < np; i++)
 			printf("%s\n", rb_oid_hex(g.oid[picks[i]], hex));
 		ret = RB_EXIT_OK;
+	} else if (!porcelain && st.status == RB_BISECT_FOUND) {
+		/* rev-list prints the bad commit when it is all that is left */
+		printf("%s\n", rb_oid_hex(g.oid[st.pick], hex));
+		ret = RB_EXIT_OK;
 	} else {
 		ret = print_step(&g, &b, &st, porcelain);
 	}
