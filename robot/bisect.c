@@ -683,8 +683,8 @@ void rb_bisect_release(struct rb_bisect *b)
 	b->concluded = -1;
 }
 
-void rb_bisect_set_merge_bases(struct rb_bisect *b, const uint32_t *mb,
-			       uint32_t nr)
+void rb_bisect_set_merge_bases(struct rb_bisect *b, uint32_t bad,
+			       const uint32_t *mb, uint32_t nr)
 {
 	uint32_t i;
 
@@ -693,10 +693,9 @@ void rb_bisect_set_merge_bases(struct rb_bisect *b, const uint32_t *mb,
 	memcpy(b->mb, mb, sizeof(*mb) * nr);
 	b->mb_nr = nr;
 	for (i = 0; i < nr; i++)
-		if (b->bad != RB_NODE_NONE && mb[i] == b->bad &&
-		    b->concluded < 0) {
+		if (mb[i] == bad) {
 			b->concluded = RB_BISECT_SWAPPED;
-			b->concluded_node = mb[i];
+			b->concluded_node = bad;
 		}
 }
 

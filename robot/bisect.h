@@ -235,11 +235,12 @@ void rb_bisect_release(struct rb_bisect *b);
 
 /*
  * Merge bases of bad and the goods, to test first (in the given order).
- * Goods already known are not tested; one equal to the bad commit gives
+ * `bad` is the bad commit's node (it may be outside the walk, which is
+ * empty when bad is an ancestor of a good). A merge base equal to bad gives
  * RB_BISECT_SWAPPED (git's "maybe you mistook good and bad revs?").
  */
-void rb_bisect_set_merge_bases(struct rb_bisect *b, const uint32_t *mb,
-			       uint32_t nr);
+void rb_bisect_set_merge_bases(struct rb_bisect *b, uint32_t bad,
+			       const uint32_t *mb, uint32_t nr);
 
 /*
  * Record a verdict on a node (a candidate of the initial walk or a merge

@@ -261,7 +261,7 @@ int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
 {
 	struct rb_rev *revs = xcalloc(ngoods + 1, sizeof(*revs));
 	uint8_t(*mb)[RB_OID_RAWSZ] = NULL;
-	uint32_t *list = NULL, nr = 0, *mbn = NULL;
+	uint32_t *list = NULL, nr = 0, *mbn = NULL, bad_node = RB_NODE_NONE;
 	size_t i, mb_nr = 0;
 	bool all_ancestors = true;
 	int ret = -1;
@@ -290,6 +290,13 @@ int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
 	    rb_repo_merge_bases(r, bad, goods, ngoods, &mb, &mb_nr) < 0)
 		goto out;
 	mbn = xmalloc(sizeof(*mbn) * (mb_nr ? mb_nr : 1));
+	if (mb_nr) {
+		int64_t t;
+
+		if (commit_time(r, bad, &t) < 0)
+			goto out;
+		bad_node = rb_graph_add(g, bad, t, 0, 0, NULL);
+	}
 	for (i = 0; i < mb_nr; i++) {
 		int64_t t;
 
@@ -300,7 +307,7 @@ int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
 	rb_graph_resolve(g);
 	rb_bisect_init(b, g, list, nr, flags & RB_FIND_FIRST_PARENT);
 	if (mb_nr)
-		rb_bisect_set_merge_bases(b, mbn, (uint32_t)mb_nr);
+		rb_bisect_set_merge_bases(b, bad_node, mbn, (uint32_t)mb_nr);
 	ret = 0;
 out:
 	free(mbn);
