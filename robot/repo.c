@@ -117,6 +117,56 @@ static int commit_time(struct rb_repo *r, const uint8_t *oid, int64_t *t)
 	return 0;
 }
 
+/*
+ * The parents and the committer time of a raw commit object: "tree X",
+ * "parent X"..., "author ...", "committer NAME <EMAIL> TIME TZ".
+ */
+static int parse_commit_header(const void *data, size_t len,
+			       uint8_t (**par)[RB_OID_RAWSZ], size_t *cap,
+			       size_t *np, int64_t *time)
+{
+	const char *p = data, *end = p + len;
+
+	*np = 0;
+	*time = 0;
+	while (p < end && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t l;
+
+		if (!eol)
+			eol = end;
+		l = (size_t)(eol - p);
+		if (l == 7 + RB_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
+			char hex[RB_OID_HEXSZ + 1];
+
+			memcpy(hex, p + 7, RB_OID_HEXSZ);
+			hex[RB_OID_HEXSZ] = '\0';
+			RB_ALLOC_GROW(*par, *np + 1, *cap);
+			if (rb_oid_from_hex((*par)[*np], hex) < 0)
+				return -1;
+			(*np)++;
+		} else if (l > 10 && !memcmp(p, "committer ", 10)) {
+			const char *gt = eol;
+			char num[32];
+			size_t k = 0;
+
+			while (gt > p && *gt != '>')
+				gt--;
+			if (*gt != '>')
+				return -1;
+			for (gt++; gt < eol && *gt == ' '; gt++)
+				;
+			while (gt < eol && *gt >= '0' && *gt <= '9' &&
+			       k < sizeof(num) - 1)
+				num[k++] = *gt++;
+			num[k] = '\0';
+			*time = strtoll(num, NULL, 10);
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
 int rb_repo_walk(struct rb_repo *r, const struct rb_rev *revs, size_t nrevs,
 		 unsigned flags, struct rb_graph *g, uint32_t **list,
 		 uint32_t *nr)
@@ -124,6 +174,7 @@ int rb_repo_walk(struct rb_repo *r, const struct rb_rev *revs, size_t nrevs,
 	struct start *st = xcalloc(nrevs ? nrevs : 1, sizeof(*st));
 	size_t nst = 0, i, j, alloc = 0, pcap = 0;
 	git_revwalk *w = NULL;
+	git_odb *odb = NULL;
 	uint8_t(*pbuf)[RB_OID_RAWSZ] = NULL;
 	uint32_t *out = NULL, n = 0;
 	bool any_positive = false;
@@ -165,27 +216,41 @@ int rb_repo_walk(struct rb_repo *r, const struct rb_rev *revs, size_t nrevs,
 			goto out;
 		}
 	}
+	if (git_repository_odb(&odb, r->repo) < 0) {
+		rb_error("cannot read objects: %s", git_msg());
+		goto out;
+	}
 	while (any_positive && (e = git_revwalk_next(&id, w)) == 0) {
-		git_commit *c;
-		unsigned np, k;
+		git_odb_object *obj;
+		int64_t t;
+		size_t np;
 
-		if (git_commit_lookup(&c, r->repo, &id) < 0) {
+		/*
+		 * The walk has just read this commit: the raw object is in
+		 * libgit2's cache, and parsing the two header fields we need
+		 * ourselves costs less than a full git_commit_lookup().
+		 */
+		if (git_odb_read(&obj, odb, &id) < 0) {
 			char hex[RB_OID_HEXSZ + 1];
 
 			rb_error("cannot read commit '%s': %s",
 				 rb_oid_hex(id.id, hex), git_msg());
 			goto out;
 		}
-		np = git_commit_parentcount(c);
-		RB_ALLOC_GROW(pbuf, np, pcap);
-		for (k = 0; k < np; k++)
-			memcpy(pbuf[k], git_commit_parent_id(c, k)->id,
-			       RB_OID_RAWSZ);
+		e = parse_commit_header(git_odb_object_data(obj),
+					git_odb_object_size(obj), &pbuf, &pcap,
+					&np, &t);
+		git_odb_object_free(obj);
+		if (e < 0) {
+			char hex[RB_OID_HEXSZ + 1];
+
+			rb_error("cannot parse commit '%s'",
+				 rb_oid_hex(id.id, hex));
+			goto out;
+		}
 		RB_ALLOC_GROW(out, n + 1, alloc);
-		out[n++] = rb_graph_add(g, id.id, git_commit_time(c),
-					RB_NODE_CAND, np,
+		out[n++] = rb_graph_add(g, id.id, t, RB_NODE_CAND, np,
 					(const uint8_t(*)[RB_OID_RAWSZ])pbuf);
-		git_commit_free(c);
 	}
 	if (any_positive && e != GIT_ITEROVER) {
 		rb_error("cannot walk: %s", git_msg());
@@ -201,6 +266,7 @@ out:
 	free(pbuf);
 	free(st);
 	git_revwalk_free(w);
+	git_odb_free(odb);
 	return ret;
 }
 
