@@ -110,12 +110,14 @@ uint32_t rb_graph_add(struct rb_graph *g, const uint8_t *oid, int64_t time,
 
 void rb_graph_resolve(struct rb_graph *g)
 {
-	size_t need = g->nr ? g->par_off[g->nr] : 0, i;
+	size_t need, i;
 
 	if (!g->par_off) {
+		/* no node yet: an empty graph still has par_off[0] */
 		g->par_off = xcalloc(1, sizeof(*g->par_off));
 		return;
 	}
+	need = g->nr ? g->par_off[g->nr] : 0;
 	RB_ALLOC_GROW(g->par, need, g->par_alloc);
 	for (i = g->par_nr; i < need; i++)
 		g->par[i] = rb_graph_find(g, g->pending[i - g->par_nr]);

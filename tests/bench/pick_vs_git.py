@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import randhist  # noqa: E402
 
 robot, cache, graphbench = sys.argv[1:4]
-N, SEED = 110_000, 20241
+N, SEED = 110_000, 20242
 repo = os.path.join(cache, "bench-history-%d-%d" % (N, SEED))
 env = randhist.git_env()
 
@@ -26,7 +26,7 @@ def git(*args):
 if not os.path.exists(os.path.join(repo, ".done")):
     subprocess.run(["rm", "-rf", repo], check=True)
     t = time.time()
-    randhist.make_history(repo, N, SEED, merge_rate=0.42, tie_rate=0.2)
+    randhist.make_history(repo, N, SEED, merge_rate=0.55, tie_rate=0.2)
     open(os.path.join(repo, ".done"), "w").close()
     print("built %s in %.1f s" % (repo, time.time() - t))
 total = int(git("rev-list", "--count", "HEAD"))
