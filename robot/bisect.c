@@ -656,7 +656,8 @@ void rb_bisect_init(struct rb_bisect *b, const struct rb_graph *g,
 	b->concluded = -1;
 	b->bad = nr ? list[0] : RB_NODE_NONE;
 	b->cand = xmalloc(sizeof(*b->cand) * (nr ? nr : 1));
-	memcpy(b->cand, list, sizeof(*list) * nr);
+	if (nr)
+		memcpy(b->cand, list, sizeof(*list) * nr);
 	b->cand_nr = nr;
 	b->mark = xcalloc(n, 1);
 	b->pos = xmalloc(sizeof(*b->pos) * n);
@@ -692,7 +693,8 @@ void rb_bisect_set_merge_bases(struct rb_bisect *b, uint32_t bad,
 
 	free(b->mb);
 	b->mb = xmalloc(sizeof(*b->mb) * (nr ? nr : 1));
-	memcpy(b->mb, mb, sizeof(*mb) * nr);
+	if (nr)
+		memcpy(b->mb, mb, sizeof(*mb) * nr);
 	b->mb_nr = nr;
 	for (i = 0; i < nr; i++)
 		if (mb[i] == bad) {
