@@ -88,7 +88,7 @@ for target in (1000, 10_000, 50_000):
           % (n, tg, cg, tr, cr, tg / tr, cg / cr, "yes" if same else "NO",
              rr))
     if target == 50_000:
-        ok &= rr < 500 and cg / cr >= 10
+        ok &= rr < 500 and tg / tr >= 10
         print("RATIO-50K wall %.1fx cpu %.1fx" % (tg / tr, cg / cr))
 
 p = subprocess.run([graphbench, "1300000"], stdout=subprocess.PIPE,
