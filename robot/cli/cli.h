@@ -32,5 +32,6 @@ int rb_command_help(const char *cmd);
 RB_CMD(help);
 RB_CMD(version);
 RB_CMD(outbox);
+RB_CMD(pick);
 
 #endif

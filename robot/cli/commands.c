@@ -26,6 +26,20 @@ const struct rb_command rb_commands[] = {
 	  "its state in ID.state (drafted, sending, sent, failed). A sent\n"
 	  "mail is never sent again; a mail whose sending was interrupted\n"
 	  "is sent again only with --force.\n" },
+	{ "pick", cmd_pick,
+	  "the commit(s) a bisection tests next, as git picks",
+	  "usage: robot pick [--repo DIR] [--first-parent]\n"
+	  "                  [--bisect-all | --bisect-vars]\n"
+	  "                  [--skip REV]... [--ways H] BAD ^GOOD...\n"
+	  "\n"
+	  "  --repo DIR       the repository (default: .)\n"
+	  "  --first-parent   follow only the first parent of merges\n"
+	  "  --bisect-all     every candidate with its distance, best first\n"
+	  "  --bisect-vars    git's bisect_* shell variables\n"
+	  "  --skip REV       a skipped commit (repeat); prints what git bisect\n"
+	  "                   checks out after these skips, or its conclusion\n"
+	  "  --ways H         H commits to test at once on H hosts\n"
+	  "Revisions: REV, ^REV, A..B, --not, as for git rev-list.\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
