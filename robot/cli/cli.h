@@ -41,5 +41,7 @@ RB_CMD(lab);
  */
 int rb_opt_arg(int argc, char **argv, int *i, const char *name,
 	       const char **value);
+RB_CMD(outbox);
+RB_CMD(pick);
 
 #endif

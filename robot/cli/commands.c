@@ -24,6 +24,35 @@ const struct rb_command rb_commands[] = {
 	  "\n"
 	  "check    parse LAB, check its hooks are executable, run `true` and\n"
 	  "         `nproc` on every host over its transport, print a table\n" },
+	{ "outbox", cmd_outbox, "list, show, draft and send the robot's mails",
+	  "usage: robot outbox [list] (--dir DIR | --workdir DIR)\n"
+	  "       robot outbox show (--dir DIR | --workdir DIR) ID\n"
+	  "       robot outbox draft (--dir DIR | --workdir DIR) [--print] "
+	  "REPORT.json\n"
+	  "       robot outbox send (--dir DIR | --workdir DIR) --smtp URL\n"
+	  "              [--starttls] [--cacert FILE] [--smtp-user USER\n"
+	  "              (--password-env VAR | --password-file FILE)]\n"
+	  "              [--bcc ADDR]... [--timeout SEC] [--force] "
+	  "(ID... | --all)\n"
+	  "\n"
+	  "The outbox is DIR, or WORKDIR/outbox: every mail as ID.eml with\n"
+	  "its state in ID.state (drafted, sending, sent, failed). A sent\n"
+	  "mail is never sent again; a mail whose sending was interrupted\n"
+	  "is sent again only with --force.\n" },
+	{ "pick", cmd_pick,
+	  "the commit(s) a bisection tests next, as git picks",
+	  "usage: robot pick [--repo DIR] [--first-parent]\n"
+	  "                  [--bisect-all | --bisect-vars]\n"
+	  "                  [--skip REV]... [--ways H] BAD ^GOOD...\n"
+	  "\n"
+	  "  --repo DIR       the repository (default: .)\n"
+	  "  --first-parent   follow only the first parent of merges\n"
+	  "  --bisect-all     every candidate with its distance, best first\n"
+	  "  --bisect-vars    git's bisect_* shell variables\n"
+	  "  --skip REV       a skipped commit (repeat); prints what git bisect\n"
+	  "                   checks out after these skips, or its conclusion\n"
+	  "  --ways H         H commits to test at once on H hosts\n"
+	  "Revisions: REV, ^REV, A..B, --not, as for git rev-list.\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
