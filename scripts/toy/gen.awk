@@ -15,6 +15,7 @@
 #   brk        "", "random" or "A:B": commit A breaks the build, B fixes it
 #   octopus    1: at least one octopus merge (needs n >= 12)
 #   branch     the branch the history is written to
+#   tag        a tag to put on the new tip, or ""
 #   plan       output file of the plan
 #
 # The tree is a pure function of a set of keys: every non-merge commit adds
@@ -727,6 +728,11 @@ BEGIN {
 
 	for (c = 1; c <= nc; c++)
 		emit(c)
+	# lightweight tags: v1.0 on a new root, the asked one on the new tip
+	if (!append)
+		printf "reset refs/tags/v1.0\nfrom :1\n\n"
+	if (tag != "")
+		printf "reset refs/tags/%s\nfrom :%d\n\n", tag, nc
 
 	nmerge = 0
 	for (c = 1; c <= nc; c++)
