@@ -162,7 +162,7 @@ static const struct schema_row stressng_rows[] = {
 	  .type = SCH_STR,
 	  .off = JOB_OFF(test),
 	  .check = check_test_name,
-	  .flags = SCH_F_REQUIRED | SCH_F_EXPAND | SCH_F_PARAM,
+	  .flags = SCH_F_EXPAND | SCH_F_PARAM,
 	  .help = "the stressor to run" },
 	{ .name = "method",
 	  .type = SCH_STR,
@@ -535,6 +535,18 @@ static struct job *to_job(const char *file, struct ynode *tree, int doc)
 		}
 		ynode_error(file, tree,
 			    "no payload section (such as 'stress-ng:')");
+		goto fail;
+	}
+	/* stress-ng runs one test, or a class of them (`--class X
+	 * --sequential N`, as lkp's older class-based jobs do) */
+	if (!j->test && !kvlist_get(&j->opts, "class")) {
+		const struct ynode *at = tree;
+
+		for (i = 0; i < tree->nr; i++)
+			if (!strcmp(tree->keys[i]->str, j->payload))
+				at = tree->keys[i];
+		ynode_error(file, at, "'%s' needs a 'test' (or a 'class')",
+			    j->payload);
 		goto fail;
 	}
 	if (!j->testcase) {

@@ -480,8 +480,7 @@ int store_run_start(struct store *st, const struct run_key *key, int run_no,
 }
 
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
-		     const char *message, const struct sample *samples,
-		     size_t nr_samples)
+		     const char *message, const struct statset *samples)
 {
 	sqlite3_stmt *s = NULL;
 	size_t i;
@@ -506,10 +505,10 @@ int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 		    " VALUES (?,?,?)",
 		    &s) < 0)
 		goto fail;
-	for (i = 0; i < nr_samples; i++) {
+	for (i = 0; samples && i < samples->nr; i++) {
 		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, samples[i].stat, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 3, samples[i].value);
+		sqlite3_bind_text(s, 2, samples->v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 3, samples->v[i].value);
 		if (sqlite3_step(s) != SQLITE_DONE) {
 			db_error(st, "write samples");
 			sqlite3_finalize(s);

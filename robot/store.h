@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "result.h"
+
 /*
  * The store: one SQLite database per workdir (`<workdir>/robot.db`), in WAL
  * mode with foreign keys on. It keeps every build, boot, run and sample the
@@ -69,11 +71,6 @@ enum run_status {
 };
 const char *run_status_name(enum run_status s);
 
-struct sample {
-	const char *stat;
-	double value;
-};
-
 /* Builds: one row per hook execution. */
 struct build_rec {
 	int64_t id;
@@ -110,8 +107,7 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 int store_run_start(struct store *st, const struct run_key *key, int run_no,
 		    int64_t boot_id, const char *result_dir, int64_t *id);
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
-		     const char *message, const struct sample *samples,
-		     size_t nr_samples);
+		     const char *message, const struct statset *samples);
 /* The first free run number (0..) for a key, like lkp's result roots. */
 int store_next_run_no(struct store *st, const struct run_key *key, int *out);
 

@@ -43,5 +43,6 @@ int rb_opt_arg(int argc, char **argv, int *i, const char *name,
 	       const char **value);
 RB_CMD(outbox);
 RB_CMD(pick);
+RB_CMD(run);
 
 #endif

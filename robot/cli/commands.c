@@ -53,6 +53,20 @@ const struct rb_command rb_commands[] = {
 	  "                   checks out after these skips, or its conclusion\n"
 	  "  --ways H         H commits to test at once on H hosts\n"
 	  "Revisions: REV, ^REV, A..B, --not, as for git rev-list.\n" },
+	{ "run", cmd_run, "build, boot and run a job at one commit",
+	  "usage: robot run --lab LAB --job JOB --commit REV [--host NAME]\n"
+	  "                 [--runs N] [--param K=V]...\n"
+	  "\n"
+	  "Checks REV out, runs the lab's build hook (unless its artifact is\n"
+	  "complete), boots the host with the boot hook and runs the job's\n"
+	  "payload N times (default 1) with the monitors. Every run goes into\n"
+	  "the store and the result tree; infrastructure failures are\n"
+	  "retried. Prints the mean, stddev% and runs of each headline stat.\n"
+	  "Exit: 0 measured, 2 the commit cannot be built or booted (125),\n"
+	  "1 failure.\n"
+	  "\n"
+	  "  --host NAME    the host to use (default: the lab's first)\n"
+	  "  --param K=V    select one atomic job of a matrix job file\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);

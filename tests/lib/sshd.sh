@@ -7,6 +7,7 @@
 #   sshd_start "$E2E_TMP/sshd" box1     # DIR, Host alias
 #   ssh -F "$SSHD_CONFIG" box1 true
 #   sshd_stop                           # the box goes away
+#   sshd_restart                        # and comes back (same port, keys)
 #
 # sshd_start writes into DIR: a host key and a client key of their own,
 # authorized_keys, sshd_config (key auth only, StrictModes no, the sftp
@@ -67,6 +68,29 @@ _sshd_wait_listening() {
 	return 1
 }
 
+_sshd_launch() {
+	: >"$SSHD_LOG"
+	if [ "$(id -u)" = 0 ] && [ -e /root/.bashrc ]; then
+		unshare -m --propagation private sh -c \
+			'mount --bind "$1" /root/.bashrc && exec "$2" -D -f "$3" -E "$4"' \
+			sh "$SSHD_DIR/empty" /usr/sbin/sshd \
+			"$SSHD_DIR/sshd_config" "$SSHD_LOG" \
+			</dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
+	else
+		/usr/sbin/sshd -D -f "$SSHD_DIR/sshd_config" \
+			-E "$SSHD_LOG" </dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
+	fi
+	SSHD_PID=$!
+}
+
+# Start a stopped sshd again on the same port with the same keys (a test
+# box coming back after a crash). Fails if the port was taken meanwhile.
+sshd_restart() {
+	[ -z "$SSHD_PID" ] || return 0
+	_sshd_launch
+	_sshd_wait_listening
+}
+
 sshd_start() {
 	SSHD_DIR=$1
 	_alias=${2:-box1}
@@ -109,18 +133,7 @@ Subsystem sftp internal-sftp
 LogLevel INFO
 EOF
 		/usr/sbin/sshd -t -f "$SSHD_DIR/sshd_config" || return 1
-		: >"$SSHD_LOG"
-		if [ "$(id -u)" = 0 ] && [ -e /root/.bashrc ]; then
-			unshare -m --propagation private sh -c \
-				'mount --bind "$1" /root/.bashrc && exec "$2" -D -f "$3" -E "$4"' \
-				sh "$SSHD_DIR/empty" /usr/sbin/sshd \
-				"$SSHD_DIR/sshd_config" "$SSHD_LOG" \
-				</dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
-		else
-			/usr/sbin/sshd -D -f "$SSHD_DIR/sshd_config" \
-				-E "$SSHD_LOG" </dev/null >"$SSHD_DIR/sshd.out" 2>&1 &
-		fi
-		SSHD_PID=$!
+		_sshd_launch
 		if _sshd_wait_listening; then
 			break
 		fi

@@ -449,7 +449,7 @@ Test(job, errors_with_line_and_column)
 		  "t.yaml:1:11: 'stress-ng' must be a mapping of its options, "
 		  "not a scalar" },
 		{ "stress-ng: {method: all}\n",
-		  "t.yaml:1:1: 'stress-ng' needs a 'test'" },
+		  "t.yaml:1:1: 'stress-ng' needs a 'test' (or a 'class')" },
 		{ "stress-ng: {test: mmap}\nstress-ng: {test: mmap}\n",
 		  "t.yaml:2:1: duplicate key 'stress-ng'" },
 		{ "- stress-ng\n", "t.yaml:1:1: a job must be a mapping, not a "
