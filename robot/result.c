@@ -93,7 +93,8 @@ static json_t *number(double v)
 
 static int dump_atomic(json_t *root, const char *path)
 {
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS |
+					      JSON_REAL_PRECISION(15));
 	int ret;
 
 	if (!text)

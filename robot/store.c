@@ -15,6 +15,7 @@
 struct store {
 	sqlite3 *db;
 	char *path;
+	int64_t bisection_id; /* tags new builds, boots and runs (0: none) */
 };
 
 /*
@@ -75,6 +76,42 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (run_id, stat)"
 	") STRICT, WITHOUT ROWID;"
 	"CREATE INDEX samples_by_stat ON samples(stat);",
+	/* 1 -> 2: bisections, their steps, and what ran for them */
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  job TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"
+	"  good TEXT NOT NULL,"
+	"  bad TEXT NOT NULL,"
+	"  command TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('running','found',"
+	"    'not-reproduced','only-skipped','inconclusive')),"
+	"  culprit TEXT,"
+	"  result TEXT,"
+	"  created REAL NOT NULL,"
+	"  finished REAL"
+	") STRICT;"
+	"CREATE TABLE bisection_steps ("
+	"  id INTEGER PRIMARY KEY,"
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections(id)"
+	"    ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"
+	"  commit_sha TEXT,"
+	"  host TEXT,"
+	"  verdict TEXT,"
+	"  detail TEXT,"
+	"  time REAL NOT NULL"
+	") STRICT;"
+	"CREATE INDEX bisection_steps_by_bisection ON"
+	"  bisection_steps(bisection_id, id);"
+	"ALTER TABLE builds ADD COLUMN bisection_id INTEGER"
+	"  REFERENCES bisections(id) ON DELETE SET NULL;"
+	"ALTER TABLE boots ADD COLUMN bisection_id INTEGER"
+	"  REFERENCES bisections(id) ON DELETE SET NULL;"
+	"ALTER TABLE runs ADD COLUMN bisection_id INTEGER"
+	"  REFERENCES bisections(id) ON DELETE SET NULL;"
+	"CREATE INDEX runs_by_bisection ON runs(bisection_id, commit_sha);",
 };
 
 static int db_error(struct store *st, const char *what)
@@ -316,6 +353,19 @@ void build_rec_release(struct build_rec *b)
 	memset(b, 0, sizeof(*b));
 }
 
+static void bind_bisection(struct store *st, sqlite3_stmt *s, int i)
+{
+	if (st->bisection_id > 0)
+		sqlite3_bind_int64(s, i, st->bisection_id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+void store_set_bisection(struct store *st, int64_t id)
+{
+	st->bisection_id = id;
+}
+
 static int step_done(struct store *st, sqlite3_stmt *s, int64_t *id)
 {
 	int rc = sqlite3_step(s);
@@ -337,8 +387,8 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 
 	if (prepare(st,
 		    "INSERT INTO builds (commit_sha, kconfig, compiler, status,"
-		    " exit_code, started, finished, artifact_dir, log)"
-		    " VALUES (?,?,?,?,?,?,?,?,?)",
+		    " exit_code, started, finished, artifact_dir, log,"
+		    " bisection_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
 		    &s) < 0)
 		return -1;
 	sqlite3_bind_text(s, 1, commit, -1, SQLITE_STATIC);
@@ -350,6 +400,7 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 	sqlite3_bind_double(s, 7, finished);
 	sqlite3_bind_text(s, 8, artifact_dir, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 9, log, -1, SQLITE_STATIC);
+	bind_bisection(st, s, 10);
 	return step_done(st, s, id);
 }
 
@@ -407,8 +458,8 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 
 	if (prepare(st,
 		    "INSERT INTO boots (build_id, host, commit_sha, status,"
-		    " exit_code, started, finished, log)"
-		    " VALUES (?,?,?,?,?,?,?,?)",
+		    " exit_code, started, finished, log, bisection_id)"
+		    " VALUES (?,?,?,?,?,?,?,?,?)",
 		    &s) < 0)
 		return -1;
 	if (build_id > 0)
@@ -422,6 +473,7 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 	sqlite3_bind_double(s, 6, started);
 	sqlite3_bind_double(s, 7, finished);
 	sqlite3_bind_text(s, 8, log, -1, SQLITE_STATIC);
+	bind_bisection(st, s, 9);
 	return step_done(st, s, id);
 }
 
@@ -464,8 +516,8 @@ int store_run_start(struct store *st, const struct run_key *key, int run_no,
 	if (prepare(st,
 		    "INSERT INTO runs (testcase, path_params, host, rootfs,"
 		    " kconfig, compiler, commit_sha, run_no, boot_id,"
-		    " result_dir, status, started)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,'running',"
+		    " result_dir, bisection_id, status, started)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',"
 		    " (julianday('now') - 2440587.5) * 86400.0)",
 		    &s) < 0)
 		return -1;
@@ -476,12 +528,12 @@ int store_run_start(struct store *st, const struct run_key *key, int run_no,
 	else
 		sqlite3_bind_null(s, 9);
 	sqlite3_bind_text(s, 10, result_dir, -1, SQLITE_STATIC);
+	bind_bisection(st, s, 11);
 	return step_done(st, s, id);
 }
 
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
-		     const char *message, const struct sample *samples,
-		     size_t nr_samples)
+		     const char *message, const struct statset *samples)
 {
 	sqlite3_stmt *s = NULL;
 	size_t i;
@@ -506,10 +558,10 @@ int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 		    " VALUES (?,?,?)",
 		    &s) < 0)
 		goto fail;
-	for (i = 0; i < nr_samples; i++) {
+	for (i = 0; samples && i < samples->nr; i++) {
 		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, samples[i].stat, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 3, samples[i].value);
+		sqlite3_bind_text(s, 2, samples->v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 3, samples->v[i].value);
 		if (sqlite3_step(s) != SQLITE_DONE) {
 			db_error(st, "write samples");
 			sqlite3_finalize(s);
@@ -576,6 +628,348 @@ int store_count(struct store *st, const char *table, const char *where,
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
+}
+
+/* ---- bisections ------------------------------------------------------ */
+
+static char *col_opt(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+void bisection_rec_release(struct bisection_rec *b)
+{
+	free(b->key);
+	free(b->job);
+	free(b->metric);
+	free(b->good);
+	free(b->bad);
+	free(b->command);
+	free(b->status);
+	free(b->culprit);
+	free(b->result);
+	memset(b, 0, sizeof(*b));
+}
+
+void bisection_recs_free(struct bisection_rec *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bisection_rec_release(&v[i]);
+	free(v);
+}
+
+#define BISECTION_COLS                                                       \
+	"id, key, job, metric, good, bad, command, status, culprit, result," \
+	" created, finished"
+
+static void read_bisection(sqlite3_stmt *s, struct bisection_rec *b)
+{
+	b->id = sqlite3_column_int64(s, 0);
+	b->key = col_text(s, 1);
+	b->job = col_text(s, 2);
+	b->metric = col_text(s, 3);
+	b->good = col_text(s, 4);
+	b->bad = col_text(s, 5);
+	b->command = col_text(s, 6);
+	b->status = col_text(s, 7);
+	b->culprit = col_opt(s, 8);
+	b->result = col_opt(s, 9);
+	b->created = sqlite3_column_double(s, 10);
+	b->finished = sqlite3_column_double(s, 11);
+}
+
+static int one_bisection(struct store *st, sqlite3_stmt *s,
+			 struct bisection_rec *out)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		read_bisection(s, out);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : db_error(st, "read bisections");
+}
+
+int store_bisection_by_key(struct store *st, const char *key,
+			   struct bisection_rec *out)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "SELECT " BISECTION_COLS " FROM bisections"
+		    " WHERE key = ?",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	return one_bisection(st, s, out);
+}
+
+int store_bisection_get(struct store *st, int64_t id, struct bisection_rec *out)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "SELECT " BISECTION_COLS " FROM bisections"
+		    " WHERE id = ?",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return one_bisection(st, s, out);
+}
+
+int store_bisection_create(struct store *st, const char *key, const char *job,
+			   const char *metric, const char *good,
+			   const char *bad, const char *command, int64_t *id)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "INSERT INTO bisections (key, job, metric, good, bad,"
+		    " command, status, created) VALUES (?,?,?,?,?,?,'running',"
+		    " (julianday('now') - 2440587.5) * 86400.0)",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, good, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, bad, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, command, -1, SQLITE_STATIC);
+	return step_done(st, s, id);
+}
+
+int store_bisection_finish(struct store *st, int64_t id, const char *status,
+			   const char *culprit, const char *result)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "UPDATE bisections SET status = ?, culprit = ?, result = ?,"
+		    " finished = (julianday('now') - 2440587.5) * 86400.0"
+		    " WHERE id = ?",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
+	if (culprit)
+		sqlite3_bind_text(s, 2, culprit, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 2);
+	if (result)
+		sqlite3_bind_text(s, 3, result, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 3);
+	sqlite3_bind_int64(s, 4, id);
+	return step_done(st, s, NULL);
+}
+
+int store_bisection_list(struct store *st, struct bisection_rec **out,
+			 size_t *n)
+{
+	struct bisection_rec *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT " BISECTION_COLS " FROM bisections"
+		    " ORDER BY id DESC",
+		    &s) < 0)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		RB_ALLOC_GROW(v, nr + 1, alloc);
+		read_bisection(s, &v[nr++]);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		bisection_recs_free(v, nr);
+		return db_error(st, "read bisections");
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}
+
+int store_bisection_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st, "DELETE FROM bisections WHERE id = ?", &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return step_done(st, s, NULL);
+}
+
+static void bind_opt(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
+			     const char *commit, const char *host,
+			     const char *verdict, const char *detail)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "INSERT INTO bisection_steps (bisection_id, kind,"
+		    " commit_sha, host, verdict, detail, time) VALUES"
+		    " (?,?,?,?,?,?, (julianday('now') - 2440587.5) * 86400.0)",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+	bind_opt(s, 3, commit);
+	bind_opt(s, 4, host);
+	bind_opt(s, 5, verdict);
+	bind_opt(s, 6, detail);
+	return step_done(st, s, NULL);
+}
+
+void bisection_steps_free(struct bisection_step_rec *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].kind);
+		free(v[i].commit);
+		free(v[i].host);
+		free(v[i].verdict);
+		free(v[i].detail);
+	}
+	free(v);
+}
+
+int store_bisection_steps(struct store *st, int64_t id,
+			  struct bisection_step_rec **out, size_t *n)
+{
+	struct bisection_step_rec *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT id, kind, commit_sha, host, verdict, detail, time"
+		    " FROM bisection_steps WHERE bisection_id = ? ORDER BY id",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		RB_ALLOC_GROW(v, nr + 1, alloc);
+		v[nr].id = sqlite3_column_int64(s, 0);
+		v[nr].kind = col_text(s, 1);
+		v[nr].commit = col_opt(s, 2);
+		v[nr].host = col_opt(s, 3);
+		v[nr].verdict = col_opt(s, 4);
+		v[nr].detail = col_opt(s, 5);
+		v[nr].time = sqlite3_column_double(s, 6);
+		nr++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		bisection_steps_free(v, nr);
+		return db_error(st, "read bisection steps");
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}
+
+void run_samples_free(struct run_sample *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].host);
+	free(v);
+}
+
+int store_bisection_samples(struct store *st, int64_t id, const char *commit,
+			    const char *stat, struct run_sample **out,
+			    size_t *n)
+{
+	struct run_sample *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT r.id, r.host, s.value FROM runs r"
+		    " JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		    " AND r.status = 'ok' AND s.stat = ? ORDER BY r.id",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, stat, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		RB_ALLOC_GROW(v, nr + 1, alloc);
+		v[nr].run_id = sqlite3_column_int64(s, 0);
+		v[nr].host = col_text(s, 1);
+		v[nr].value = sqlite3_column_double(s, 2);
+		nr++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		run_samples_free(v, nr);
+		return db_error(st, "read samples");
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}
+
+int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
+			      const char *status, int64_t *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT COUNT(*) FROM runs WHERE bisection_id = ?"
+		    " AND commit_sha = ? AND status = ?",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, status, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : db_error(st, "count runs");
+}
+
+int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
+			   int64_t *builds, int64_t *boots)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT (SELECT COUNT(*) FROM runs WHERE bisection_id = ?1),"
+		    " (SELECT COUNT(*) FROM builds WHERE bisection_id = ?1),"
+		    " (SELECT COUNT(*) FROM boots WHERE bisection_id = ?1"
+		    "  AND log != '')",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*runs = sqlite3_column_int64(s, 0);
+		*builds = sqlite3_column_int64(s, 1);
+		*boots = sqlite3_column_int64(s, 2);
+	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "result.h"
+
 /*
  * The store: one SQLite database per workdir (`<workdir>/robot.db`), in WAL
  * mode with foreign keys on. It keeps every build, boot, run and sample the
@@ -69,10 +71,11 @@ enum run_status {
 };
 const char *run_status_name(enum run_status s);
 
-struct sample {
-	const char *stat;
-	double value;
-};
+/*
+ * Tag the builds, boots and runs this connection records from now on with
+ * a bisection (0: none), so that a bisection counts what it executed.
+ */
+void store_set_bisection(struct store *st, int64_t id);
 
 /* Builds: one row per hook execution. */
 struct build_rec {
@@ -110,8 +113,7 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 int store_run_start(struct store *st, const struct run_key *key, int run_no,
 		    int64_t boot_id, const char *result_dir, int64_t *id);
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
-		     const char *message, const struct sample *samples,
-		     size_t nr_samples);
+		     const char *message, const struct statset *samples);
 /* The first free run number (0..) for a key, like lkp's result roots. */
 int store_next_run_no(struct store *st, const struct run_key *key, int *out);
 
@@ -128,5 +130,76 @@ int store_count(struct store *st, const char *table, const char *where,
 
 /* The raw handle for modules that add their own tables (bisection, mail). */
 struct sqlite3 *store_db(struct store *st);
+
+/* ---- bisections ------------------------------------------------------ */
+
+/*
+ * A bisection is identified by its key (what was asked: lab workdir, job,
+ * metric, threshold, good and bad commits, options), so that the same
+ * command finds it again and resumes it. Its steps are an append-only log
+ * of what happened (endpoint measurements, verdicts, skips, confirmation);
+ * its runs, builds and boots are the rows tagged with its id.
+ */
+struct bisection_rec {
+	int64_t id;
+	char *key, *job, *metric, *good, *bad, *command;
+	char *status; /* running, found, not-reproduced, ... */
+	char *culprit; /* NULL unless found */
+	char *result; /* the result JSON once finished, else NULL */
+	double created, finished;
+};
+void bisection_rec_release(struct bisection_rec *b);
+
+/* 1 found, 0 none, -1 error. */
+int store_bisection_by_key(struct store *st, const char *key,
+			   struct bisection_rec *out);
+int store_bisection_get(struct store *st, int64_t id,
+			struct bisection_rec *out);
+int store_bisection_create(struct store *st, const char *key, const char *job,
+			   const char *metric, const char *good,
+			   const char *bad, const char *command, int64_t *id);
+/* Record the final status (and the result JSON, which may be NULL). */
+int store_bisection_finish(struct store *st, int64_t id, const char *status,
+			   const char *culprit, const char *result);
+/* Every bisection, newest first; free with bisection_recs_free. */
+int store_bisection_list(struct store *st, struct bisection_rec **out,
+			 size_t *n);
+void bisection_recs_free(struct bisection_rec *v, size_t n);
+/* Forget a bisection and its steps; its runs stay, untagged. */
+int store_bisection_delete(struct store *st, int64_t id);
+
+struct bisection_step_rec {
+	int64_t id;
+	char *kind, *commit, *host, *verdict, *detail;
+	double time;
+};
+int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
+			     const char *commit, const char *host,
+			     const char *verdict, const char *detail);
+/* The steps in the order they were recorded. */
+int store_bisection_steps(struct store *st, int64_t id,
+			  struct bisection_step_rec **out, size_t *n);
+void bisection_steps_free(struct bisection_step_rec *v, size_t n);
+
+/* One sample of a bisection: which run, on which host. */
+struct run_sample {
+	int64_t run_id;
+	char *host;
+	double value;
+};
+/*
+ * The values of stat over the OK runs of commit within bisection id, in
+ * run order. Free with run_samples_free.
+ */
+int store_bisection_samples(struct store *st, int64_t id, const char *commit,
+			    const char *stat, struct run_sample **out,
+			    size_t *n);
+void run_samples_free(struct run_sample *v, size_t n);
+/* Runs of a commit within the bisection with a given status. */
+int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
+			      const char *status, int64_t *out);
+/* What the bisection executed: payload runs, build and boot hooks. */
+int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
+			   int64_t *builds, int64_t *boots);
 
 #endif

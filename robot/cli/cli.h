@@ -32,5 +32,18 @@ int rb_command_help(const char *cmd);
 RB_CMD(help);
 RB_CMD(version);
 RB_CMD(compare);
+RB_CMD(job);
+RB_CMD(lab);
+
+/*
+ * argv[*i] is option `name` ("--lab"): "--lab=V" or "--lab V" (then *i
+ * moves past V). Returns 1 with *value set, 0 when argv[*i] is another
+ * argument, -1 when the value is missing.
+ */
+int rb_opt_arg(int argc, char **argv, int *i, const char *name,
+	       const char **value);
+RB_CMD(outbox);
+RB_CMD(pick);
+RB_CMD(run);
 
 #endif

@@ -24,6 +24,62 @@ const struct rb_command rb_commands[] = {
 	  "Each argument is a matrix.json, a commit directory holding one, or\n"
 	  "a directory of numbered runs with a stats.json each. The first is\n"
 	  "the base.\n" },
+	{ "job", cmd_job, "expand or validate lkp job files",
+	  "usage: robot job expand JOB [--lab LAB] [--host NAME]\n"
+	  "       robot job validate JOB...\n"
+	  "\n"
+	  "expand   print the atomic jobs of JOB as YAML documents, nr_threads\n"
+	  "         resolved against the host's nr_cpu (--host NAME of --lab\n"
+	  "         LAB, else the lab's first host, else this machine)\n"
+	  "validate check every JOB; errors are FILE:LINE:COL: message\n" },
+	{ "lab", cmd_lab, "check a lab file and reach its hosts",
+	  "usage: robot lab check --lab LAB\n"
+	  "\n"
+	  "check    parse LAB, check its hooks are executable, run `true` and\n"
+	  "         `nproc` on every host over its transport, print a table\n" },
+	{ "outbox", cmd_outbox, "list, show, draft and send the robot's mails",
+	  "usage: robot outbox [list] (--dir DIR | --workdir DIR)\n"
+	  "       robot outbox show (--dir DIR | --workdir DIR) ID\n"
+	  "       robot outbox draft (--dir DIR | --workdir DIR) [--print] "
+	  "REPORT.json\n"
+	  "       robot outbox send (--dir DIR | --workdir DIR) --smtp URL\n"
+	  "              [--starttls] [--cacert FILE] [--smtp-user USER\n"
+	  "              (--password-env VAR | --password-file FILE)]\n"
+	  "              [--bcc ADDR]... [--timeout SEC] [--force] "
+	  "(ID... | --all)\n"
+	  "\n"
+	  "The outbox is DIR, or WORKDIR/outbox: every mail as ID.eml with\n"
+	  "its state in ID.state (drafted, sending, sent, failed). A sent\n"
+	  "mail is never sent again; a mail whose sending was interrupted\n"
+	  "is sent again only with --force.\n" },
+	{ "pick", cmd_pick,
+	  "the commit(s) a bisection tests next, as git picks",
+	  "usage: robot pick [--repo DIR] [--first-parent]\n"
+	  "                  [--bisect-all | --bisect-vars]\n"
+	  "                  [--skip REV]... [--ways H] BAD ^GOOD...\n"
+	  "\n"
+	  "  --repo DIR       the repository (default: .)\n"
+	  "  --first-parent   follow only the first parent of merges\n"
+	  "  --bisect-all     every candidate with its distance, best first\n"
+	  "  --bisect-vars    git's bisect_* shell variables\n"
+	  "  --skip REV       a skipped commit (repeat); prints what git bisect\n"
+	  "                   checks out after these skips, or its conclusion\n"
+	  "  --ways H         H commits to test at once on H hosts\n"
+	  "Revisions: REV, ^REV, A..B, --not, as for git rev-list.\n" },
+	{ "run", cmd_run, "build, boot and run a job at one commit",
+	  "usage: robot run --lab LAB --job JOB --commit REV [--host NAME]\n"
+	  "                 [--runs N] [--param K=V]...\n"
+	  "\n"
+	  "Checks REV out, runs the lab's build hook (unless its artifact is\n"
+	  "complete), boots the host with the boot hook and runs the job's\n"
+	  "payload N times (default 1) with the monitors. Every run goes into\n"
+	  "the store and the result tree; infrastructure failures are\n"
+	  "retried. Prints the mean, stddev% and runs of each headline stat.\n"
+	  "Exit: 0 measured, 2 the commit cannot be built or booted (125),\n"
+	  "1 failure.\n"
+	  "\n"
+	  "  --host NAME    the host to use (default: the lab's first)\n"
+	  "  --param K=V    select one atomic job of a matrix job file\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);

@@ -39,17 +39,17 @@ Test(store, migrates_and_keeps_runs_with_samples)
 	double *v;
 	size_t nr;
 	int no;
-	const struct sample s[] = {
-		{ "stress-ng.mmapaddr.ops_per_sec", 852.75 },
-		{ "stress-ng.mmapaddr.ops", 4272 },
-	};
+	struct statset s = STATSET_INIT;
 
+	statset_set(&s, "stress-ng.mmapaddr.ops_per_sec", 852.75);
+	statset_set(&s, "stress-ng.mmapaddr.ops", 4272);
 	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
 	cr_assert_geq(store_schema_version(st), 1);
 	cr_assert_eq(store_next_run_no(st, &key, &no), 0);
 	cr_assert_eq(no, 0);
 	cr_assert_eq(store_run_start(st, &key, no, 0, "/r/0", &run), 0);
-	cr_assert_eq(store_run_finish(st, run, RUN_OK, NULL, s, 2), 0);
+	cr_assert_eq(store_run_finish(st, run, RUN_OK, NULL, &s), 0);
+	statset_release(&s);
 	cr_assert_eq(store_next_run_no(st, &key, &no), 0);
 	cr_assert_eq(no, 1);
 	cr_assert_eq(store_samples(st, &key, "stress-ng.mmapaddr.ops_per_sec",

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The lab file, read through one schema table.
+ */
+#include "robot.h"
+#include "lab.h"
+#include "sbuf.h"
+
+static int check_positive(const struct schema_ctx *ctx, const struct ynode *n,
+			  const char *val)
+{
+	long v;
+
+	if (rb_parse_long(val, &v) < 0 || v < 1)
+		return ynode_error(ctx->file, n, "'%s' is not a positive count",
+				   val);
+	return 0;
+}
+
+static int check_timeout(const struct schema_ctx *ctx, const struct ynode *n,
+			 const char *val)
+{
+	long v;
+
+	if (schema_parse_duration(val, &v) < 0)
+		return ynode_error(ctx->file, n, "timeout %s", rb_errmsg());
+	if (!v)
+		return ynode_error(ctx->file, n,
+				   "timeout '%s' must be at least 1s", val);
+	return 0;
+}
+
+/* Host names end up in paths and messages. */
+static int check_host_name(const struct schema_ctx *ctx, const struct ynode *n,
+			   const char *val)
+{
+	size_t ok = strspn(val, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	if (!*val || val[ok] || val[0] == '-' || val[0] == '.')
+		return ynode_error(ctx->file, n,
+				   "host name '%s' is not [A-Za-z0-9._-]+",
+				   val);
+	return 0;
+}
+
+/* An ssh destination must not read as an option or hide a newline. */
+static int check_ssh_dest(const struct schema_ctx *ctx, const struct ynode *n,
+			  const char *val)
+{
+	const char *p;
+
+	if (!*val || val[0] == '-')
+		return ynode_error(ctx->file, n,
+				   "ssh destination '%s' must not be empty or "
+				   "start with '-'",
+				   val);
+	for (p = val; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '\'' || *p == '"' ||
+		    *p == '\\')
+			return ynode_error(ctx->file, n,
+					   "ssh destination '%s' holds a "
+					   "space, quote or control character",
+					   val);
+	return 0;
+}
+
+static int check_no_newline(const struct schema_ctx *ctx, const struct ynode *n,
+			    const char *val)
+{
+	if (strpbrk(val, "\n\r"))
+		return ynode_error(ctx->file, n, "'%s' holds a newline", val);
+	return 0;
+}
+
+static int check_smtp(const struct schema_ctx *ctx, const struct ynode *n,
+		      const char *val)
+{
+	if (!strcmp(val, "none") || rb_starts_with(val, "smtp://") ||
+	    rb_starts_with(val, "smtps://"))
+		return check_no_newline(ctx, n, val);
+	return ynode_error(ctx->file, n,
+			   "smtp '%s' must be smtp://HOST:PORT, "
+			   "smtps://HOST:PORT or none",
+			   val);
+}
+
+static int check_env_name(const struct schema_ctx *ctx, const struct ynode *n,
+			  const char *val)
+{
+	size_t ok = strspn(val, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	if (!*val || val[ok] || (val[0] >= '0' && val[0] <= '9'))
+		return ynode_error(ctx->file, n,
+				   "'%s' is not an environment variable name",
+				   val);
+	return 0;
+}
+
+static const char *const transports[] = { "ssh", "local", NULL };
+
+#define TREE_OFF(f) offsetof(struct lab_tree, f)
+#define HOOK_OFF(f) offsetof(struct lab_hooks, f)
+#define HOST_OFF(f) offsetof(struct lab_host, f)
+#define MAIL_OFF(f) offsetof(struct lab_mail, f)
+#define LAB_OFF(f) offsetof(struct lab, f)
+
+static const struct schema_row tree_rows[] = {
+	{ .name = "name",
+	  .type = SCH_STR,
+	  .off = TREE_OFF(name),
+	  .check = check_host_name,
+	  .help = "shown in mails as [name:branch]" },
+	{ .name = "path",
+	  .type = SCH_PATH,
+	  .off = TREE_OFF(path),
+	  .flags = SCH_F_REQUIRED,
+	  .help = "the local git repository" },
+	{ .name = "url",
+	  .type = SCH_STR,
+	  .off = TREE_OFF(url),
+	  .check = check_no_newline },
+	{ .name = "branch",
+	  .type = SCH_STR,
+	  .off = TREE_OFF(branch),
+	  .def = "master",
+	  .check = check_no_newline },
+	{ .name = NULL },
+};
+
+static const struct schema_row hook_rows[] = {
+	{ .name = "build",
+	  .type = SCH_PATH,
+	  .off = HOOK_OFF(build),
+	  .help = "builds a kernel" },
+	{ .name = "boot",
+	  .type = SCH_PATH,
+	  .off = HOOK_OFF(boot),
+	  .help = "boots it on a host" },
+	{ .name = "build_timeout",
+	  .type = SCH_DURATION,
+	  .off = HOOK_OFF(build_timeout),
+	  .def = "2h",
+	  .check = check_timeout },
+	{ .name = "boot_timeout",
+	  .type = SCH_DURATION,
+	  .off = HOOK_OFF(boot_timeout),
+	  .def = "15m",
+	  .check = check_timeout },
+	{ .name = NULL },
+};
+
+static const struct schema_row host_rows[] = {
+	{ .name = "name",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(name),
+	  .check = check_host_name,
+	  .flags = SCH_F_REQUIRED },
+	{ .name = "transport",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(transport),
+	  .def = "ssh",
+	  .allowed = transports },
+	{ .name = "ssh",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(ssh),
+	  .check = check_ssh_dest,
+	  .help = "user@host or a Host alias of ssh_config" },
+	{ .name = "nr_cpu",
+	  .type = SCH_LONG,
+	  .off = HOST_OFF(nr_cpu),
+	  .check = check_positive },
+	{ .name = "machine",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(machine),
+	  .check = check_no_newline },
+	{ .name = "stress_ng",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(stress_ng),
+	  .check = check_no_newline,
+	  .help = "the stress-ng binary on the host" },
+	{ .name = NULL },
+};
+
+static const struct schema_row mail_rows[] = {
+	{ .name = "from",
+	  .type = SCH_STR,
+	  .off = MAIL_OFF(from),
+	  .def = "kernel test robot <robot@localhost>",
+	  .check = check_no_newline },
+	{ .name = "to",
+	  .type = SCH_STRLIST,
+	  .off = MAIL_OFF(to),
+	  .check = check_no_newline },
+	{ .name = "cc",
+	  .type = SCH_STRLIST,
+	  .off = MAIL_OFF(cc),
+	  .check = check_no_newline },
+	{ .name = "smtp",
+	  .type = SCH_STR,
+	  .off = MAIL_OFF(smtp),
+	  .def = "none",
+	  .check = check_smtp },
+	{ .name = "archive_url",
+	  .type = SCH_STR,
+	  .off = MAIL_OFF(archive_url),
+	  .check = check_no_newline },
+	{ .name = "auto_send",
+	  .type = SCH_BOOL,
+	  .off = MAIL_OFF(auto_send),
+	  .def = "false" },
+	{ .name = "starttls",
+	  .type = SCH_BOOL,
+	  .off = MAIL_OFF(starttls),
+	  .def = "false" },
+	{ .name = "user",
+	  .type = SCH_STR,
+	  .off = MAIL_OFF(user),
+	  .check = check_no_newline },
+	{ .name = "password_env",
+	  .type = SCH_STR,
+	  .off = MAIL_OFF(password_env),
+	  .check = check_env_name },
+	{ .name = "password_file", .type = SCH_PATH, MAIL_OFF(password_file) },
+	{ .name = NULL },
+};
+
+const struct schema_row lab_schema[] = {
+	{ .name = "tree",
+	  .type = SCH_MAP,
+	  .off = LAB_OFF(tree),
+	  .sub = tree_rows },
+	{ .name = "workdir",
+	  .type = SCH_PATH,
+	  .off = LAB_OFF(workdir),
+	  .def = "robot-work" },
+	{ .name = "ssh_config",
+	  .type = SCH_PATH,
+	  .off = LAB_OFF(ssh_config),
+	  .help = "passed to ssh as -F" },
+	{ .name = "hooks",
+	  .type = SCH_MAP,
+	  .off = LAB_OFF(hooks),
+	  .sub = hook_rows },
+	{ .name = "hosts",
+	  .type = SCH_SEQ,
+	  .off = LAB_OFF(hosts),
+	  .off2 = LAB_OFF(nr_hosts),
+	  .sub = host_rows,
+	  .elem_size = sizeof(struct lab_host) },
+	{ .name = "mail",
+	  .type = SCH_MAP,
+	  .off = LAB_OFF(mail),
+	  .sub = mail_rows },
+	{ .name = "nightly",
+	  .type = SCH_RAW,
+	  .off = LAB_OFF(nightly),
+	  .help = "the nightly loop's settings" },
+	{ .name = NULL },
+};
+
+void lab_release(struct lab *lab)
+{
+	schema_release(lab_schema, lab);
+	free(lab->file);
+	free(lab->dir);
+	memset(lab, 0, sizeof(*lab));
+}
+
+const struct lab_host *lab_find_host(const struct lab *lab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < lab->nr_hosts; i++)
+		if (!strcmp(lab->hosts[i].name, name))
+			return &lab->hosts[i];
+	return NULL;
+}
+
+/* Checks across rows, after the table has been read. */
+static int finish(struct lab *lab, const struct ynode *root)
+{
+	const struct ynode *hosts = ynode_map_get(root, "hosts");
+	size_t i, k;
+
+	if (lab->tree.path && !lab->tree.name) {
+		const char *slash = strrchr(lab->tree.path, '/');
+
+		lab->tree.name =
+			xstrdup(slash && slash[1] ? slash + 1 : lab->tree.path);
+	}
+	for (i = 0; i < lab->nr_hosts; i++) {
+		struct lab_host *h = &lab->hosts[i];
+		const struct ynode *e = hosts->vals[i];
+
+		h->line = e->line;
+		h->col = e->col;
+		if (!h->ssh && !strcmp(h->transport, "ssh"))
+			h->ssh = xstrdup(h->name);
+		for (k = 0; k < i; k++)
+			if (!strcmp(lab->hosts[k].name, h->name))
+				return ynode_error(lab->file, e,
+						   "host '%s' is listed twice "
+						   "(first at line %d)",
+						   h->name, lab->hosts[k].line);
+	}
+	return 0;
+}
+
+int lab_load_string(struct lab *lab, const char *file, const char *dir,
+		    const char *text, size_t len)
+{
+	struct schema_ctx ctx = { .file = file, .dir = dir };
+	struct ystream st;
+	const struct ynode *root = NULL;
+	size_t i;
+	int ret = -1;
+
+	memset(lab, 0, sizeof(*lab));
+	lab->file = xstrdup(file);
+	lab->dir = xstrdup(dir);
+	if (ytree_parse(&st, file, text, len) < 0)
+		goto fail;
+	for (i = 0; i < st.nr; i++) {
+		const struct ynode *d = st.docs[i];
+
+		if (d->kind == YNODE_SCALAR && d->is_null)
+			continue;
+		if (root) {
+			ynode_error(file, d, "a lab file holds one document");
+			goto out;
+		}
+		root = d;
+	}
+	if (!root) {
+		rb_error("%s:1:1: the lab file is empty", file);
+		goto out;
+	}
+	if (root->kind != YNODE_MAP) {
+		ynode_error(file, root,
+			    "a lab file must be a mapping, not a %s",
+			    ynode_kind_name(root->kind));
+		goto out;
+	}
+	if (schema_parse(lab_schema, root, lab, &ctx, NULL, root) < 0 ||
+	    finish(lab, root) < 0)
+		goto out;
+	ret = 0;
+out:
+	ystream_release(&st);
+fail:
+	if (ret < 0) {
+		char *msg = xstrdup(rb_errmsg());
+
+		lab_release(lab);
+		rb_error("%s", msg);
+		free(msg);
+	}
+	return ret;
+}
+
+int lab_load(struct lab *lab, const char *path)
+{
+	char *buf, *abs, *dir;
+	size_t len;
+	int r;
+
+	memset(lab, 0, sizeof(*lab));
+	if (rb_read_file(path, &buf, &len) < 0)
+		return -1;
+	abs = rb_realpath(path);
+	if (!abs) {
+		free(buf);
+		return -1;
+	}
+	dir = rb_dirname(abs);
+	r = lab_load_string(lab, path, dir, buf, len);
+	free(dir);
+	free(abs);
+	free(buf);
+	return r;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_LAB_H
+#define ROBOT_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "schema.h"
+#include "svec.h"
+
+/*
+ * The lab file (`--lab FILE`): where and how jobs run. See the README
+ * section "Lab files" for every key. Read through one schema table
+ * (lab_schema); unknown keys are errors with FILE:LINE:COL, except the
+ * `nightly:` section, kept as a raw tree for the nightly loop.
+ *
+ * Relative paths (tree.path, workdir, ssh_config, hooks.*,
+ * mail.password_file) are made absolute against the lab file's folder.
+ */
+struct lab_tree {
+	/* shown in mails as [name:branch]; default: basename of path */
+	char *name;
+	char *path;
+	char *url;
+	/* default: master */
+	char *branch;
+};
+
+struct lab_hooks {
+	char *build;
+	char *boot;
+	/* seconds; defaults 2h and 15m */
+	long build_timeout;
+	long boot_timeout;
+};
+
+struct lab_host {
+	char *name;
+	/* "ssh" (default) or "local" */
+	char *transport;
+	/* ssh destination (user@host or a Host alias); default: name */
+	char *ssh;
+	/* 0 when the lab does not say */
+	long nr_cpu;
+	/* the mail's "test machine:" line */
+	char *machine;
+	/* the stress-ng binary on the host (default: stress-ng on PATH) */
+	char *stress_ng;
+	/* where the entry starts, for messages */
+	int line, col;
+};
+
+struct lab_mail {
+	char *from;
+	struct svec to;
+	struct svec cc;
+	/* smtp://host:port, smtps://..., or "none" (the default) */
+	char *smtp;
+	char *archive_url;
+	bool auto_send;
+	bool starttls;
+	char *user;
+	/* the name of an environment variable holding the password */
+	char *password_env;
+	/* a file holding the password (absolute) */
+	char *password_file;
+};
+
+struct lab {
+	/* the lab file as given, and its folder (absolute) */
+	char *file;
+	char *dir;
+	/* tree.path is NULL when the lab has no tree: section */
+	struct lab_tree tree;
+	/* absolute; default <lab folder>/robot-work */
+	char *workdir;
+	char *ssh_config;
+	struct lab_hooks hooks;
+	struct lab_host *hosts;
+	size_t nr_hosts;
+	struct lab_mail mail;
+	/* the nightly: section as written, or NULL */
+	struct ynode *nightly;
+};
+
+/* Read a lab file. 0, or -1 with "FILE:LINE:COL: message". */
+int lab_load(struct lab *lab, const char *path);
+/* The same from memory: relative paths are joined to dir. */
+int lab_load_string(struct lab *lab, const char *file, const char *dir,
+		    const char *text, size_t len);
+void lab_release(struct lab *lab);
+
+/* The host called name, or NULL. */
+const struct lab_host *lab_find_host(const struct lab *lab, const char *name);
+
+extern const struct schema_row lab_schema[];
+
+#endif

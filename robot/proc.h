@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_PROC_H
+#define ROBOT_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct sbuf;
+
+/*
+ * Child processes: always from an argv, never a shell string.
+ *
+ * The child runs in a session (and process group) of its own, so a
+ * timeout can end it and everything it started: SIGTERM to the group,
+ * then, kill_grace seconds later, SIGKILL. Waiting uses a pidfd and
+ * poll(2): no sleeping, no SIGCHLD handler.
+ *
+ * stdout and stderr each go to a file (truncated, or appended), into a
+ * capped sbuf (the sbuf's max; output past it is read and dropped, and
+ * the sbuf is marked truncated), or are inherited. stdin is /dev/null
+ * unless stdin_path says otherwise.
+ */
+struct proc_opts {
+	/* argv[0] is looked up in PATH */
+	const char *const *argv;
+	/* NAME=VALUE entries added to (or replacing in) our environment */
+	const char *const *env;
+	/* working directory of the child, or NULL */
+	const char *cwd;
+	const char *stdin_path;
+	const char *stdout_path;
+	const char *stderr_path;
+	bool append;
+	struct sbuf *out;
+	struct sbuf *err;
+	/* stderr goes wherever stdout goes */
+	bool stderr_to_stdout;
+	/* seconds; 0: no timeout */
+	double timeout;
+	/* seconds between SIGTERM and SIGKILL (default 5) */
+	double kill_grace;
+	/*
+	 * After the child exits, its stray descendants may hold the capture
+	 * pipes open: stop reading them after this many seconds (default 2).
+	 */
+	double drain;
+};
+
+struct proc_result {
+	pid_t pid;
+	/* exited normally with code */
+	bool exited;
+	int code;
+	/* killed by this signal (0: none) */
+	int signal;
+	/* the timeout fired (then signal says how it died) */
+	bool timed_out;
+	double elapsed;
+};
+
+/*
+ * Run the child to its end. Returns 0 when it ran (whatever its status:
+ * see res), -1 with an error when it could not be started (no such
+ * program, cwd or file missing, fork failure).
+ */
+int proc_run(const struct proc_opts *o, struct proc_result *res);
+
+/* "exit 3", "killed by SIGKILL", "timed out after 10s (SIGTERM)" */
+const char *proc_describe(const struct proc_result *res, struct sbuf *buf);
+
+/* exited with code 0 */
+bool proc_ok(const struct proc_result *res);
+
+#endif

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_REPORT_H
+#define ROBOT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbuf.h"
+#include "svec.h"
+
+/*
+ * The "kernel test robot noticed" mail, as text: pure (no clock, no I/O).
+ *
+ * The caller fills a struct rb_report (every string borrowed, none owned)
+ * and rb_report_render() writes the whole RFC 5322 message into an sbuf:
+ * headers, one empty line, the body in the 0-Day layout plus the sections
+ * 0-Day does not give (bisection steps, confirmation, confidence, the
+ * command to reproduce by hand).
+ *
+ * The rendered text uses "\n" line ends (what the outbox keeps and what a
+ * terminal prints); rb_mail_envelope() turns it into CRLF for SMTP.
+ *
+ * Every text that comes from a commit or a job (subjects, names, values)
+ * goes through rb_mail_sanitize(): control characters (CR, LF, TAB, ...)
+ * become spaces, runs of white space one space, invalid UTF-8 U+FFFD. So
+ * a subject "x\r\nBcc: victim@example.org" stays inside its own header.
+ * Headers are folded at 78 columns and non-ASCII words in them become
+ * RFC 2047 encoded-words (Q encoding, UTF-8). Body lines never exceed 998
+ * octets: a longer line of ours is broken at a space, a longer line of
+ * the pre-rendered table is an error (the table is never broken).
+ */
+
+#define RB_MAIL_LINE_MAX 998 /* octets per line without CRLF, RFC 5322 */
+#define RB_MAIL_FOLD_COLS 78 /* where headers fold */
+#define RB_MAIL_ADDR_MAX 254 /* octets of an addr-spec, RFC 5321 */
+
+/* One mailbox: name may be NULL or "" (the bare address is written). */
+struct rb_mail_addr {
+	const char *name;
+	const char *email;
+};
+
+/* One job parameter, printed as "\t<key>: <value>" in job order. */
+struct rb_report_param {
+	const char *key;
+	const char *value;
+};
+
+/* "[still regression on <tree>/<branch> <sha>]" */
+struct rb_report_still {
+	const char *tree;
+	const char *branch;
+	const char *sha;
+};
+
+enum rb_report_kind {
+	RB_REPORT_REGRESSION,
+	RB_REPORT_IMPROVEMENT,
+};
+
+/* What the "±" of a measurement means. */
+enum rb_report_spread {
+	RB_SPREAD_CI, /* half-width of a confidence interval (ci_level) */
+	RB_SPREAD_STDDEV, /* sample standard deviation */
+};
+
+/* One commit measured during the bisection, in the order tested. */
+struct rb_report_step {
+	const char *sha; /* 12 or more hex digits; printed as 12 */
+	const char *subject;
+	double mean;
+	double spread; /* < 0: unknown (one run) */
+	unsigned runs;
+	const char *verdict; /* "good", "bad", "skip": as decided */
+};
+
+struct rb_report_measure {
+	const char *sha;
+	double mean;
+	double spread; /* < 0: unknown */
+	unsigned runs;
+};
+
+/* The parent and the culprit re-run in interleaved rounds. */
+struct rb_report_confirm {
+	struct rb_report_measure parent;
+	struct rb_report_measure culprit;
+	unsigned rounds; /* interleaved rounds; 0: not interleaved */
+	double pct; /* culprit vs parent, signed percent */
+	double p_value; /* < 0: not given */
+	const char *method; /* the test behind p_value, or NULL */
+	bool reproduced;
+};
+
+struct rb_report {
+	/* where the culprit was found */
+	const char *tree; /* "linus" */
+	const char *branch; /* "master" */
+	const char *tree_url; /* printed before the branch; may be NULL */
+
+	/* the culprit */
+	const char *sha; /* 40 hex digits */
+	const char *subject;
+	struct rb_mail_addr author; /* To: */
+	struct rb_mail_addr committer; /* Cc: */
+
+	enum rb_report_kind kind;
+	const char *stat; /* "stress-ng.mlockmany.ops_per_sec" */
+	double pct; /* signed change; the headline shows its magnitude */
+	const struct rb_report_still *still;
+	size_t still_nr;
+
+	/* what ran, where */
+	const char *testcase;
+	const char *config;
+	const char *compiler;
+	const char *machine;
+	const struct rb_report_param *params;
+	size_t params_nr;
+
+	/* the lab */
+	struct rb_mail_addr from; /* also the Reported-by: trailer */
+	const struct rb_mail_addr *to; /* after the author */
+	size_t to_nr;
+	const struct rb_mail_addr *cc; /* before the committer */
+	size_t cc_nr;
+	const char *archive_url; /* Closes: <archive_url>/<message id> */
+	const char *materials_url; /* NULL: <archive_url>/<message id> */
+	const char *signature; /* lines after "-- "; NULL: ours */
+
+	/* the mail's identity, chosen by the caller */
+	int64_t date; /* seconds since the epoch */
+	int tz_minutes; /* offset east of UTC, -1439..1439 */
+	const char *message_id; /* "<...>", see rb_report_message_id() */
+
+	/* the evidence */
+	const char *table; /* the rendered compare table, or NULL */
+	enum rb_report_spread spread_kind;
+	double ci_level; /* 0.95; 0 means 0.95 */
+	const struct rb_report_step *steps;
+	size_t steps_nr;
+	const struct rb_report_confirm *confirm; /* NULL: not confirmed */
+	double confidence; /* 0..1; < 0: not stated */
+	const char *confidence_note; /* why, in a sentence or two; or NULL */
+	const char *reproduce; /* exact command line(s), or NULL */
+};
+
+/*
+ * Append the whole message to out. Returns 0, or -1 with rb_error() set
+ * when an input cannot make a valid mail (an invalid mail address, a
+ * missing sha or stat, a table line over 998 octets).
+ */
+int rb_report_render(struct sbuf *out, const struct rb_report *r);
+
+/* The Subject text before encoding and folding. 0 or -1. */
+int rb_report_subject(struct sbuf *out, const struct rb_report *r);
+
+/*
+ * The subsystem prefix of a commit subject as 0-Day prints it: the text
+ * before the first ':', trimmed ("sched/fair: x" -> "sched/fair"). Nothing
+ * is appended when the subject has no ':'.
+ */
+void rb_report_subsystem(struct sbuf *out, const char *subject);
+
+/*
+ * A Message-ID "<YYYYMMDDHHMM.<8hex>-robot@<domain>>": the local time of
+ * `when` (at tz_minutes) and `rnd` as 8 hex digits; the caller makes the
+ * pair unique (a random rnd per mail). 0, or -1 for an invalid domain.
+ */
+int rb_report_message_id(struct sbuf *out, int64_t when, int tz_minutes,
+			 uint32_t rnd, const char *domain);
+
+/* An RFC 5322 date "Tue, 10 Jun 2025 22:38:45 +0800". 0 or -1. */
+int rb_mail_date(struct sbuf *out, int64_t when, int tz_minutes);
+
+/*
+ * Header primitives, exposed for the tests and for other mails.
+ *
+ * rb_mail_sanitize: s as one line of valid UTF-8 (see above), trimmed.
+ * rb_mail_header_text: "Name: text\n", text sanitized, RFC 2047-encoded
+ *   where needed (unstructured) and folded at 78 columns.
+ * rb_mail_header_addrs: "Name: a, b\n" from mailboxes, names encoded as
+ *   phrases (quoted when they hold specials), folded after commas.
+ *   -1 for an invalid address.
+ * rb_mail_check_address: 0 when email is a plain ASCII addr-spec we are
+ *   willing to put in a header and in an SMTP envelope, else -1 + error.
+ */
+void rb_mail_sanitize(struct sbuf *out, const char *s);
+void rb_mail_header_text(struct sbuf *out, const char *name, const char *text);
+int rb_mail_header_addrs(struct sbuf *out, const char *name,
+			 const struct rb_mail_addr *a, size_t n);
+int rb_mail_check_address(const char *email);
+
+/*
+ * The SMTP side of a message: the envelope sender (the first From
+ * address), the recipients (To, Cc and Bcc addresses, each once, in that
+ * order) and the data to transmit (CRLF line ends, Bcc headers left
+ * out, ending in CRLF). rb_mail_envelope() refuses NUL bytes, lines over
+ * 998 octets, a missing From or no recipient; on failure env is left
+ * released.
+ */
+struct rb_envelope {
+	char *from;
+	struct svec rcpt;
+	struct sbuf data;
+};
+
+#define RB_ENVELOPE_INIT                             \
+	{                                            \
+		.rcpt = SVEC_INIT, .data = SBUF_INIT \
+	}
+
+int rb_mail_envelope(struct rb_envelope *env, const char *msg, size_t len);
+void rb_envelope_release(struct rb_envelope *env);
+
+/*
+ * The value of the first header `name` (case-insensitive), unfolded, or
+ * NULL. A new string.
+ */
+char *rb_mail_header_get(const char *msg, size_t len, const char *name);
+
+/* Split an address-list header value into addr-specs. 0 or -1. */
+int rb_mail_parse_addresses(struct svec *out, const char *value);
+
+#endif

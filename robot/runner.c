@@ -1,0 +1,899 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Lab execution: build, boot and payload runs, each recorded in the store
+ * before anyone acts on it.
+ */
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "robot.h"
+#include "bisect.h"
+#include "job.h"
+#include "lab.h"
+#include "monitor.h"
+#include "payload.h"
+#include "proc.h"
+#include "repo.h"
+#include "runner.h"
+#include "sbuf.h"
+#include "svec.h"
+#include "transport.h"
+
+/* Written last into a complete artifact directory (the hook contract). */
+#define ARTIFACT_COMPLETE ".robot-complete"
+/* Written when the build hook said 125: this commit cannot be built. */
+#define ARTIFACT_SKIP ".robot-skip"
+
+/* Caps for what we keep in memory of a child's output. */
+#define HELP_MAX (1 << 20)
+#define CMD_OUT_MAX (64 << 10)
+
+const char *step_outcome_name(enum step_outcome o)
+{
+	switch (o) {
+	case STEP_OK:
+		return "ok";
+	case STEP_SKIP:
+		return "skip";
+	case STEP_INFRA:
+		return "infra";
+	}
+	return "unknown";
+}
+
+/*
+ * The run script, run on the host as
+ *   sh -c SCRIPT robot-run DIR GOVERNOR MONITOR_SCRIPT -- PAYLOAD ARGV...
+ * Every job value arrives as a positional parameter, never as code. It
+ * records its pid (for a remote kill), applies the cpufreq governor when the
+ * host has cpufreq, starts the monitors, runs the payload under `time -v`
+ * when one is there, and writes the payload's exit status to DIR/status.
+ * On SIGTERM it takes its whole process group (payload, monitors) down.
+ */
+static const char run_script[] =
+	"dir=$1 gov=$2 mon_script=$3\n"
+	"shift 3\n"
+	"[ \"$1\" = -- ] && shift\n"
+	"mkdir -p \"$dir\" || exit 200\n"
+	"echo $$ >\"$dir/pid\" || exit 200\n"
+	"if [ -n \"$gov\" ]; then\n"
+	"\tif [ -w /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor ]; "
+	"then\n"
+	"\t\tok=applied\n"
+	"\t\tfor g in /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; "
+	"do\n"
+	"\t\t\techo \"$gov\" >\"$g\" 2>/dev/null || ok=failed\n"
+	"\t\tdone\n"
+	"\t\techo \"$ok $gov\" >\"$dir/cpufreq\"\n"
+	"\telse\n"
+	"\t\techo \"unavailable $gov\" >\"$dir/cpufreq\"\n"
+	"\tfi\n"
+	"fi\n"
+	"if [ -w /proc/sys/kernel/sched_autogroup_enabled ]; then\n"
+	"\techo 0 >/proc/sys/kernel/sched_autogroup_enabled 2>/dev/null\n"
+	"fi\n"
+	"sh -c \"$mon_script\" monitor \"$dir/monitor\" &\n"
+	"mon=$!\n"
+	"if /usr/bin/time -v true >/dev/null 2>&1; then\n"
+	"\tset -- /usr/bin/time -v \"$@\"\n"
+	"elif busybox time -v true >/dev/null 2>&1; then\n"
+	"\tset -- busybox time -v \"$@\"\n"
+	"fi\n"
+	"trap 'trap - TERM HUP INT; kill -TERM 0 2>/dev/null; exit 201' "
+	"TERM HUP INT\n"
+	"\"$@\" >\"$dir/stress-ng.stdout\" 2>\"$dir/stress-ng.stderr\" &\n"
+	"pay=$!\n"
+	"wait $pay\n"
+	"rc=$?\n"
+	"kill $mon 2>/dev/null\n"
+	"wait $mon 2>/dev/null\n"
+	"echo $rc >\"$dir/status\"\n"
+	"exit 0\n";
+
+static const char *dflt(const char *s, const char *d)
+{
+	return s && *s ? s : d;
+}
+
+/* Names that become path components: refuse anything that could escape. */
+static int check_component(const char *what, const char *s)
+{
+	if (!*s || !strcmp(s, ".") || !strcmp(s, "..") || strchr(s, '/'))
+		return rb_error("%s '%s' cannot be part of a path", what, s);
+	return 0;
+}
+
+static char *exe_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return rb_dirname(buf);
+}
+
+/*
+ * A kconfig named by the job: a path as given, or a name looked up in
+ * <lab dir>/kconfigs, then in the robot's own kconfigs/ (a checkout has it
+ * beside bin/ and build/, an installation under share/robot).
+ */
+static char *find_kconfig(const struct lab *lab, const char *name)
+{
+	char *dir = exe_dir(), *p;
+	const char *rel[] = { "../kconfigs", "../../kconfigs",
+			      "../share/robot/kconfigs" };
+	size_t i;
+
+	if (strchr(name, '/')) {
+		p = rb_path_join(lab->dir, name);
+		if (rb_file_exists(p)) {
+			free(dir);
+			return p;
+		}
+		free(p);
+		free(dir);
+		return NULL;
+	}
+	p = xstrfmt("%s/kconfigs/%s", lab->dir, name);
+	if (rb_file_exists(p)) {
+		free(dir);
+		return p;
+	}
+	free(p);
+	for (i = 0; dir && i < RB_ARRAY_SIZE(rel); i++) {
+		p = xstrfmt("%s/%s/%s", dir, rel[i], name);
+		if (rb_file_exists(p)) {
+			char *r = rb_realpath(p);
+
+			free(p);
+			free(dir);
+			return r;
+		}
+		free(p);
+	}
+	free(dir);
+	return NULL;
+}
+
+int runner_init(struct runner *r, const struct lab *lab, struct store *st,
+		struct rb_repo *repo, const struct job *job, int slot)
+{
+	struct sbuf yaml = SBUF_INIT, name = SBUF_INIT;
+	char *dir = NULL, *p;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->lab = lab;
+	r->st = st;
+	r->repo = repo;
+	r->job = job;
+	r->slot = slot;
+	r->kconfig = xstrdup(dflt(job->kconfig, "none"));
+	r->compiler = xstrdup(dflt(job->compiler, "gcc"));
+	r->rootfs = xstrdup(dflt(job->rootfs, "default"));
+	if (check_component("kconfig", r->kconfig) < 0 &&
+	    !strchr(job->kconfig, '/'))
+		goto out;
+	if (check_component("compiler", r->compiler) < 0 ||
+	    check_component("rootfs", r->rootfs) < 0)
+		goto out;
+	if (job->kconfig && *job->kconfig) {
+		r->kconfig_path = find_kconfig(lab, job->kconfig);
+		if (!r->kconfig_path) {
+			rb_error(
+				"kconfig '%s' not found (looked in '%s/kconfigs' "
+				"and the robot's kconfigs/)",
+				job->kconfig, lab->dir);
+			goto out;
+		}
+		/* the name in result paths is the file's name */
+		p = strrchr(r->kconfig, '/');
+		if (p) {
+			p = xstrdup(p + 1);
+			free(r->kconfig);
+			r->kconfig = p;
+		}
+	} else {
+		r->kconfig_path = xstrdup("");
+	}
+	if (job_write_yaml(job, &yaml) < 0)
+		goto out;
+	job_name(job, &name);
+	for (p = name.buf; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	dir = xstrfmt("%s/jobs", lab->workdir);
+	if (rb_mkdir_p(dir) < 0)
+		goto out;
+	r->job_file = xstrfmt("%s/%s.yaml", dir, name.buf);
+	if (rb_write_file_atomic(r->job_file, yaml.buf, yaml.len) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(dir);
+	sbuf_release(&yaml);
+	sbuf_release(&name);
+	if (ret < 0)
+		runner_release(r);
+	return ret;
+}
+
+void runner_release(struct runner *r)
+{
+	free(r->job_file);
+	free(r->kconfig);
+	free(r->kconfig_path);
+	free(r->compiler);
+	free(r->rootfs);
+	free(r->help_host);
+	free(r->help_text);
+	memset(r, 0, sizeof(*r));
+}
+
+char *runner_artifact_dir(const struct runner *r, const char *commit)
+{
+	return xstrfmt("%s/artifacts/%s-%s-%s", r->lab->workdir, commit,
+		       r->kconfig, r->compiler);
+}
+
+void runner_key(const struct runner *r, const char *host, const char *commit,
+		struct run_key *key)
+{
+	key->testcase = r->job->testcase;
+	key->path_params = r->job->path_params;
+	key->host = host;
+	key->rootfs = r->rootfs;
+	key->kconfig = r->kconfig;
+	key->compiler = r->compiler;
+	key->commit = commit;
+}
+
+char *runner_headline_stat(const struct job *job)
+{
+	return xstrfmt("%s.%s.ops_per_sec", dflt(job->payload, "stress-ng"),
+		       dflt(job->test,
+			    dflt(kvlist_get(&job->opts, "class"), "unknown")));
+}
+
+/* A log path that does not exist yet: logs/<base>.log, <base>.1.log, ... */
+static char *new_log(const struct runner *r, const char *base)
+{
+	char *dir = xstrfmt("%s/logs", r->lab->workdir), *p;
+	int i;
+
+	if (rb_mkdir_p(dir) < 0) {
+		free(dir);
+		return NULL;
+	}
+	for (i = 0;; i++) {
+		p = i ? xstrfmt("%s/%s.%d.log", dir, base, i) :
+			xstrfmt("%s/%s.log", dir, base);
+		if (!rb_file_exists(p))
+			break;
+		free(p);
+	}
+	free(dir);
+	return p;
+}
+
+static void hook_env(const struct runner *r, struct svec *env,
+		     const char *commit, const char *src, const char *build,
+		     const char *artifact, const struct lab_host *host)
+{
+	svec_pushf(env, "ROBOT_COMMIT=%s", commit);
+	svec_pushf(env, "ROBOT_SRC=%s", src ? src : "");
+	svec_pushf(env, "ROBOT_BUILD_DIR=%s", build ? build : "");
+	svec_pushf(env, "ROBOT_ARTIFACT_DIR=%s", artifact);
+	svec_pushf(env, "ROBOT_KCONFIG=%s", r->kconfig_path);
+	svec_pushf(env, "ROBOT_COMPILER=%s", r->compiler);
+	svec_pushf(env, "ROBOT_HOST=%s", host ? host->name : "");
+	svec_pushf(env, "ROBOT_HOST_SSH=%s",
+		   host && strcmp(dflt(host->transport, "ssh"), "local") ?
+			   dflt(host->ssh, host->name) :
+			   "");
+	svec_pushf(env, "ROBOT_SSH_CONFIG=%s", dflt(r->lab->ssh_config, ""));
+	svec_pushf(env, "ROBOT_JOB=%s", r->job_file);
+	svec_pushf(env, "ROBOT_WORKDIR=%s", r->lab->workdir);
+}
+
+/*
+ * Run one hook by the contract. Returns -1 when it could not be started
+ * at all (that is the lab's problem, reported as infra by the callers).
+ */
+static enum step_outcome run_hook(const char *hook, const struct svec *env,
+				  const char *cwd, const char *log,
+				  double timeout, struct sbuf *why,
+				  int *exit_code)
+{
+	const char *argv[] = { hook, NULL };
+	struct proc_opts o = { .argv = argv,
+			       .env = (const char *const *)env->v,
+			       .cwd = cwd,
+			       .stdout_path = log,
+			       .stderr_to_stdout = true,
+			       .timeout = timeout,
+			       .kill_grace = 10 };
+	struct proc_result res;
+	struct sbuf d = SBUF_INIT;
+
+	*exit_code = -1;
+	if (proc_run(&o, &res) < 0) {
+		sbuf_addf(why, "cannot run hook '%s': %s", hook, rb_errmsg());
+		return STEP_INFRA;
+	}
+	if (res.exited)
+		*exit_code = res.code;
+	if (res.exited && res.code == 0 && !res.timed_out)
+		return STEP_OK;
+	if (res.exited && res.code == 125 && !res.timed_out) {
+		sbuf_addf(why, "hook '%s' exited 125 (see %s)", hook, log);
+		return STEP_SKIP;
+	}
+	sbuf_addf(why, "hook '%s' %s (see %s)", hook, proc_describe(&res, &d),
+		  log);
+	sbuf_release(&d);
+	return STEP_INFRA;
+}
+
+int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
+		 struct sbuf *why)
+{
+	char *art = runner_artifact_dir(r, commit);
+	char *done = xstrfmt("%s/" ARTIFACT_COMPLETE, art);
+	char *skip = xstrfmt("%s/" ARTIFACT_SKIP, art);
+	char *lockp = xstrfmt("%s.lock", art);
+	char *src = NULL, *bdir = NULL, *log = NULL, *base = NULL;
+	struct svec env = SVEC_INIT;
+	uint8_t oid[RB_OID_RAWSZ];
+	double t0;
+	int ret = -1, code = -1, lockfd = -1;
+
+	*out = STEP_INFRA;
+	if (rb_mkdir_p(art) < 0)
+		goto out;
+	/* hosts that need the same commit wait for one build */
+	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
+		rb_error("cannot lock '%s': %s", lockp, strerror(errno));
+		goto out;
+	}
+	if (rb_file_exists(done)) {
+		*out = STEP_OK;
+		ret = 0;
+		goto out;
+	}
+	if (rb_file_exists(skip)) {
+		sbuf_addf(why,
+			  "%s cannot be built (an earlier build exited 125)",
+			  commit);
+		*out = STEP_SKIP;
+		ret = 0;
+		goto out;
+	}
+	if (!r->lab->hooks.build) {
+		rb_error("the lab has no hooks.build");
+		goto out;
+	}
+	src = xstrfmt("%s/src/%d", r->lab->workdir, r->slot);
+	bdir = xstrfmt("%s/build/%s-%s-%d", r->lab->workdir, r->kconfig,
+		       r->compiler, r->slot);
+	if (rb_mkdir_p(bdir) < 0)
+		goto out;
+	if (rb_oid_from_hex(oid, commit) < 0) {
+		rb_error("not a commit id: '%s'", commit);
+		goto out;
+	}
+	if (rb_repo_checkout(r->repo, oid, src) < 0)
+		goto out;
+	base = xstrfmt("build-%.12s-%s-%s", commit, r->kconfig, r->compiler);
+	log = new_log(r, base);
+	if (!log)
+		goto out;
+	hook_env(r, &env, commit, src, bdir, art, NULL);
+	if (!r->quiet)
+		rb_notice("building %.12s (%s, %s)", commit, r->kconfig,
+			  r->compiler);
+	t0 = rb_now();
+	*out = run_hook(r->lab->hooks.build, &env, r->lab->workdir, log,
+			(double)r->lab->hooks.build_timeout, why, &code);
+	r->counts.builds++;
+	if (*out == STEP_OK &&
+	    rb_write_file_atomic(done, commit, strlen(commit)) < 0)
+		goto out;
+	if (*out == STEP_SKIP && rb_write_file_atomic(skip, "125\n", 4) < 0)
+		goto out;
+	if (store_build_add(r->st, commit, r->kconfig, r->compiler,
+			    step_outcome_name(*out), code, t0, rb_now(), art,
+			    log, NULL) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	svec_clear(&env);
+	free(art);
+	free(done);
+	free(skip);
+	free(lockp);
+	free(src);
+	free(bdir);
+	free(log);
+	free(base);
+	return ret;
+}
+
+int runner_boot(struct runner *r, const struct lab_host *host,
+		const char *commit, int64_t *boot_id, enum step_outcome *out,
+		struct sbuf *why)
+{
+	char *art = runner_artifact_dir(r, commit), *log = NULL, *base = NULL;
+	struct svec env = SVEC_INIT;
+	int ret = -1, code = 0;
+	double t0 = rb_now();
+
+	*out = STEP_INFRA;
+	*boot_id = 0;
+	if (check_component("host name", host->name) < 0)
+		goto out;
+	if (r->lab->hooks.boot) {
+		base = xstrfmt("boot-%s-%.12s", host->name, commit);
+		log = new_log(r, base);
+		if (!log)
+			goto out;
+		hook_env(r, &env, commit, NULL, NULL, art, host);
+		if (!r->quiet)
+			rb_notice("booting %s into %.12s", host->name, commit);
+		*out = run_hook(r->lab->hooks.boot, &env, r->lab->workdir, log,
+				(double)r->lab->hooks.boot_timeout, why, &code);
+		r->counts.boots++;
+	} else {
+		/* no boot hook: the host runs whatever kernel it has */
+		*out = STEP_OK;
+		log = xstrdup("");
+	}
+	if (store_boot_add(r->st, 0, host->name, commit,
+			   step_outcome_name(*out), code, t0, rb_now(), log,
+			   boot_id) < 0)
+		goto out;
+	ret = 0;
+out:
+	svec_clear(&env);
+	free(art);
+	free(log);
+	free(base);
+	return ret;
+}
+
+/* --- the payload ------------------------------------------------------ */
+
+/* Does the host's stress-ng --help list option `--name`? */
+static bool help_knows(const char *help, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = help;
+
+	while ((p = strstr(p, "--"))) {
+		p += 2;
+		if (!strncmp(p, name, n) &&
+		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\t' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Does `--<test>-method` offer "all" (lkp adds `--<test>-method all`)? */
+static bool help_method_all(const char *help, const char *test)
+{
+	char *opt = xstrfmt("--%s-method ", test);
+	const char *p = strstr(help, opt), *e;
+	bool all = false;
+
+	if (p) {
+		e = strchr(p, '\n');
+		for (p += strlen(opt); p && *p && (!e || p < e); p++)
+			if (!strncmp(p, "all", 3) &&
+			    (p[3] == ',' || p[3] == ' ' || p[3] == '\n' ||
+			     !p[3]) &&
+			    (p[-1] == ' ' || p[-1] == '='))
+				all = true;
+	}
+	free(opt);
+	return all;
+}
+
+int runner_payload_argv(const struct job *job, const struct lab_host *host,
+			const char *help, struct svec *argv)
+{
+	const char *class = kvlist_get(&job->opts, "class");
+	size_t i;
+
+	if (job->payload && strcmp(job->payload, "stress-ng"))
+		return rb_error(
+			"payload '%s' is not supported (only stress-ng)",
+			job->payload);
+	if (!job->test && !class)
+		return rb_error("job '%s' names no stress-ng test or class",
+				job->file);
+	if (help && job->test && !help_knows(help, job->test))
+		return rb_error("stress-ng on '%s' does not know the test '%s'",
+				host->name, job->test);
+	svec_push(argv, dflt(host->stress_ng, "stress-ng"));
+	svec_push(argv, "--timeout");
+	svec_pushf(argv, "%ld", job->testtime);
+	svec_pushv(argv,
+		   (const char *const[]){ "--times", "--verify", "--metrics",
+					  "--no-rand-seed", NULL });
+	if (job->test) {
+		const char *method = kvlist_get(&job->opts, "method");
+		const char *type = kvlist_get(&job->opts, "type");
+
+		if (method) {
+			svec_pushf(argv, "--%s-method", job->test);
+			svec_push(argv, method);
+		} else if (help && help_method_all(help, job->test)) {
+			svec_pushf(argv, "--%s-method", job->test);
+			svec_push(argv, "all");
+		}
+		if (type) {
+			svec_pushf(argv, "--%s-type", job->test);
+			svec_push(argv, type);
+		}
+		/* one named test: let stress-ng run it even if it is one of
+		 * the stressors it calls pathological (mlockmany) */
+		if (!help || help_knows(help, "pathological"))
+			svec_push(argv, "--pathological");
+		svec_pushf(argv, "--%s", job->test);
+		svec_pushf(argv, "%ld", job->nr_threads);
+	} else {
+		svec_push(argv, "--class");
+		svec_push(argv, class);
+		svec_push(argv, "--sequential");
+		svec_pushf(argv, "%ld", job->nr_threads);
+	}
+	for (i = 0; i < job->opts.nr; i++) {
+		const struct kv *o = &job->opts.v[i];
+
+		if (o->declared)
+			continue;
+		if (help && !help_knows(help, o->key))
+			return rb_error("stress-ng on '%s' does not know the "
+					"option '--%s' (job '%s')",
+					host->name, o->key, job->file);
+		svec_pushf(argv, "--%s", o->key);
+		svec_push(argv, o->val);
+	}
+	return 0;
+}
+
+/* The first line of stderr that says what went wrong, for messages. */
+static char *payload_error(const char *text, int rc)
+{
+	static const char *const marks[] = {
+		"error:", "fail:", "unrecognized option", "No stress workers"
+	};
+	const char *p = text;
+	size_t i;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+
+		for (i = 0; i < RB_ARRAY_SIZE(marks); i++)
+			if (strstr(line, marks[i]))
+				return line;
+		free(line);
+		p += n;
+		if (*p)
+			p++;
+	}
+	return xstrfmt("stress-ng exited with %d", rc);
+}
+
+/* Fetch the host's `stress-ng --help` once per runner and host. */
+static int host_help(struct runner *r, struct transport *t,
+		     const struct lab_host *host, struct sbuf *why, bool *infra)
+{
+	const char *argv[] = { dflt(host->stress_ng, "stress-ng"), "--help",
+			       NULL };
+	struct sbuf out = SBUF_INIT_MAX(HELP_MAX), d = SBUF_INIT;
+	struct transport_cmd cmd = {
+		.argv = argv, .out = &out, .err = &out, .timeout = 120
+	};
+	struct transport_result res = { 0 };
+	int ret = 0;
+
+	*infra = false;
+	if (r->help_host && !strcmp(r->help_host, host->name))
+		return 0;
+	if (transport_run(t, &cmd, &res) < 0) {
+		sbuf_release(&out);
+		return -1;
+	}
+	if (res.infra || res.timed_out) {
+		sbuf_addf(why, "%s: %s", host->name,
+			  transport_describe(&res, &d));
+		*infra = true;
+	} else if (!strstr(out.buf, "--timeout")) {
+		rb_error("'%s' on '%s' does not look like stress-ng (%s)",
+			 argv[0], host->name, transport_describe(&res, &d));
+		ret = -1;
+	} else {
+		free(r->help_host);
+		free(r->help_text);
+		r->help_host = xstrdup(host->name);
+		r->help_text = sbuf_detach(&out);
+	}
+	transport_result_release(&res);
+	sbuf_release(&out);
+	sbuf_release(&d);
+	return ret;
+}
+
+static bool is_local(const struct lab_host *host)
+{
+	return !strcmp(dflt(host->transport, "ssh"), "local");
+}
+
+/* Best effort: end a run script left behind on the host. */
+static void kill_remote(struct transport *t, const char *rdir)
+{
+	const char *argv[] = { "sh",
+			       "-c",
+			       "p=$(cat \"$1/pid\" 2>/dev/null) && "
+			       "kill -TERM \"$p\"; rm -rf \"$1\"",
+			       "robot-kill",
+			       rdir,
+			       NULL };
+	struct sbuf out = SBUF_INIT_MAX(4096);
+	struct transport_cmd cmd = {
+		.argv = argv, .out = &out, .err = &out, .timeout = 30
+	};
+	struct transport_result res = { 0 };
+
+	transport_run(t, &cmd, &res);
+	transport_result_release(&res);
+	sbuf_release(&out);
+}
+
+/* Fetch DIR/name from the host into the local result dir. */
+static int fetch_one(struct transport *t, const char *rdir, const char *ldir,
+		     const char *name, bool *infra, struct sbuf *why)
+{
+	char *remote = xstrfmt("%s/%s", rdir, name);
+	char *local = xstrfmt("%s/%s", ldir, name);
+	struct transport_result res = { 0 };
+	struct sbuf d = SBUF_INIT;
+	int ret = 0;
+
+	if (transport_fetch(t, remote, local, 300, &res) < 0) {
+		ret = -1;
+	} else if (res.infra || res.timed_out) {
+		*infra = true;
+		sbuf_addf(why, "cannot fetch '%s': %s", remote,
+			  transport_describe(&res, &d));
+		ret = -1;
+	} else if (!res.exited || res.code) {
+		ret = -1; /* absent on the host */
+	}
+	transport_result_release(&res);
+	sbuf_release(&d);
+	free(remote);
+	free(local);
+	return ret;
+}
+
+static char *read_opt(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name), *buf = NULL;
+
+	if (rb_file_exists(p) && rb_read_file(p, &buf, NULL) < 0)
+		buf = NULL;
+	free(p);
+	return buf;
+}
+
+/*
+ * Parse what the run left in ldir into stats (lkp names, "stress-ng."
+ * prefixed). Returns the number of stressor rows found.
+ */
+static int parse_run(const char *ldir, const char *payload,
+		     struct statset *stats)
+{
+	struct statset raw = STATSET_INIT;
+	char *yaml = read_opt(ldir, "stress-ng.yaml");
+	char *err = read_opt(ldir, "stress-ng.stderr");
+	char *mon = read_opt(ldir, "monitor");
+	char *prefix = xstrfmt("%s.", payload);
+	int rows = 0;
+
+	if (yaml)
+		rows = stressng_parse_yaml(yaml, strlen(yaml), &raw);
+	if (rows <= 0 && err) {
+		statset_release(&raw);
+		rows = stressng_parse_text(err, &raw);
+	}
+	if (rows < 0)
+		rows = 0;
+	if (err)
+		time_v_parse(err, &raw);
+	statset_merge(stats, &raw, prefix);
+	if (mon) {
+		struct mon_series s;
+
+		if (mon_series_parse(&s, mon) == 0) {
+			monitors_reduce(&s, stats);
+			mon_series_release(&s);
+		}
+		mon = NULL; /* owned by the series (or freed on error) */
+	}
+	statset_release(&raw);
+	free(yaml);
+	free(err);
+	free(prefix);
+	return rows;
+}
+
+int runner_run(struct runner *r, const struct lab_host *host,
+	       const char *commit, int64_t boot_id, enum run_status *status,
+	       struct statset *stats, struct sbuf *why)
+{
+	struct run_key key;
+	struct transport t;
+	struct transport_result res = { 0 };
+	struct svec argv = SVEC_INIT, env = SVEC_INIT;
+	struct sbuf d = SBUF_INIT;
+	char *cdir = NULL, *ldir = NULL, *rdir = NULL, *rc_text = NULL;
+	char *cpufreq = NULL, *path = NULL, *msg = NULL;
+	int64_t run_id = 0;
+	int run_no, ret = -1, rows, rc = -1;
+	bool t_open = false, infra = false;
+
+	*status = RUN_INFRA;
+	runner_key(r, host->name, commit, &key);
+	if (check_component("host name", host->name) < 0 ||
+	    store_next_run_no(r->st, &key, &run_no) < 0)
+		return -1;
+	cdir = xstrfmt("%s/results/%s/%s/%s/%s/%s/%s/%s", r->lab->workdir,
+		       key.testcase, key.path_params, key.host, key.rootfs,
+		       key.kconfig, key.compiler, commit);
+	/* a directory left by an interrupted run is never reused */
+	for (;; run_no++) {
+		free(ldir);
+		ldir = xstrfmt("%s/%d", cdir, run_no);
+		if (!rb_file_exists(ldir))
+			break;
+	}
+	if (rb_mkdir_p(ldir) < 0)
+		goto out;
+	if (store_run_start(r->st, &key, run_no, boot_id, ldir, &run_id) < 0)
+		goto out;
+	if (transport_open(&t, r->lab, host) < 0)
+		goto out;
+	t_open = true;
+	if (host_help(r, &t, host, why, &infra) < 0)
+		goto out;
+	if (infra)
+		goto finish;
+	rdir = is_local(host) ? xstrdup(ldir) :
+				xstrfmt("/tmp/robot-run.%ld.%lld",
+					(long)getpid(), (long long)run_id);
+	svec_pushv(&argv, (const char *const[]){ "sh", "-c", run_script,
+						 "robot-run", NULL });
+	svec_push(&argv, rdir);
+	svec_push(&argv, dflt(r->job->cpufreq_governor, ""));
+	svec_push(&argv, monitor_loop_script());
+	svec_push(&argv, "--");
+	if (runner_payload_argv(r->job, host, r->help_text, &argv) < 0)
+		goto out;
+	svec_push(&argv, "--yaml");
+	svec_pushf(&argv, "%s/stress-ng.yaml", rdir);
+	if (is_local(host)) {
+		svec_pushf(&env, "ROBOT_HOST=%s", host->name);
+		svec_pushf(&env, "ROBOT_COMMIT=%s", commit);
+		svec_pushf(&env, "ROBOT_RESULT_DIR=%s", ldir);
+		svec_pushf(&env, "ROBOT_WORKDIR=%s", r->lab->workdir);
+	}
+	if (!r->quiet)
+		rb_notice("running %s on %s at %.12s (run %d)",
+			  r->job->test ? r->job->test : "payload", host->name,
+			  commit, run_no);
+	{
+		struct transport_cmd cmd = {
+			.argv = (const char *const *)argv.v,
+			.env = (const char *const *)env.v,
+			.timeout = (double)r->job->testtime * 2 + 300,
+		};
+
+		if (transport_run(&t, &cmd, &res) < 0)
+			goto out;
+	}
+	r->counts.runs++;
+	if (res.infra || res.timed_out || (res.exited && res.code >= 200) ||
+	    !res.exited) {
+		sbuf_addf(why, "%s: %s", host->name,
+			  transport_describe(&res, &d));
+		infra = true;
+		if (!is_local(host))
+			kill_remote(&t, rdir);
+		goto finish;
+	}
+	if (!is_local(host)) {
+		static const char *const files[] = { "stress-ng.stderr",
+						     "stress-ng.yaml",
+						     "monitor", "status",
+						     "cpufreq" };
+		size_t i;
+
+		for (i = 0; i < RB_ARRAY_SIZE(files) && !infra; i++)
+			fetch_one(&t, rdir, ldir, files[i], &infra, why);
+		if (infra)
+			goto finish;
+		kill_remote(&t, rdir);
+	}
+	rc_text = read_opt(ldir, "status");
+	if (!rc_text) {
+		sbuf_addf(why, "%s: the run script left no status", host->name);
+		infra = true;
+		goto finish;
+	}
+	rc = (int)strtol(rc_text, NULL, 10);
+	rows = parse_run(ldir, dflt(r->job->payload, "stress-ng"), stats);
+	cpufreq = read_opt(ldir, "cpufreq");
+	if (cpufreq && rb_starts_with(cpufreq, "unavailable"))
+		statset_set(stats, "cpufreq_governor.unavailable", 1);
+	if (rc == 0 && rows > 0) {
+		*status = RUN_OK;
+	} else {
+		char *err = read_opt(ldir, "stress-ng.stderr");
+
+		*status = RUN_FAILED;
+		msg = payload_error(err ? err : "", rc);
+		sbuf_addf(why, "%s: %s", host->name, msg);
+		free(err);
+	}
+finish:
+	if (infra) {
+		*status = RUN_INFRA;
+		statset_release(stats);
+	}
+	if (*status == RUN_OK) {
+		path = xstrfmt("%s/stats.json", ldir);
+		if (statset_write_json(stats, path) < 0)
+			goto out;
+		free(path);
+		path = xstrfmt("%s/matrix.json", cdir);
+		{
+			char *src = xstrfmt("%s/stats.json", ldir);
+			int m = matrix_update(path, src, stats);
+
+			free(src);
+			if (m < 0)
+				goto out;
+		}
+	}
+	if (store_run_finish(r->st, run_id, *status,
+			     *status == RUN_OK ? NULL : why->buf,
+			     *status == RUN_OK ? stats : NULL) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0 && run_id > 0)
+		store_run_finish(r->st, run_id, RUN_INFRA, rb_errmsg(), NULL);
+	if (t_open)
+		transport_close(&t);
+	transport_result_release(&res);
+	svec_clear(&argv);
+	svec_clear(&env);
+	sbuf_release(&d);
+	free(cdir);
+	free(ldir);
+	free(rdir);
+	free(rc_text);
+	free(cpufreq);
+	free(path);
+	free(msg);
+	return ret;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_RUNNER_H
+#define ROBOT_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "result.h"
+#include "store.h"
+
+struct lab;
+struct lab_host;
+struct job;
+struct sbuf;
+struct rb_repo;
+
+/*
+ * Lab execution: "run this atomic job at this commit on this host", as
+ * three steps that a command (robot run) or a bisection session strings
+ * together:
+ *
+ *   runner_build  check the commit out into the slot's worktree and run
+ *                 the lab's build hook (skipped when the artifact
+ *                 directory is complete: its marker is written last)
+ *   runner_boot   run the boot hook for a host
+ *   runner_run    one payload run on the host with the monitors, its
+ *                 files fetched into the lkp result tree, parsed, and
+ *                 stored with its samples in one transaction
+ *
+ * The hook contract is in the README ("Hooks"): an argv, cwd = workdir,
+ * logs to files, a timeout that kills the process group, ROBOT_*
+ * environment; exit 0 done, 125 skip this commit, anything else (or a
+ * signal, or the timeout) an infrastructure failure.
+ *
+ * Workdir layout:
+ *   robot.db                 the store
+ *   jobs/<name>.yaml         atomic job files (ROBOT_JOB)
+ *   src/<slot>/              worktrees (ROBOT_SRC), one per build slot
+ *   build/<kconfig>-<compiler>-<slot>/   object dirs (ROBOT_BUILD_DIR)
+ *   artifacts/<commit>-<kconfig>-<compiler>/   (ROBOT_ARTIFACT_DIR)
+ *   logs/                    hook logs
+ *   results/<testcase>/<path_params>/<host>/<rootfs>/<kconfig>/<compiler>/
+ *           <commit>/<run>/  one payload run; matrix.json per commit dir
+ *
+ * A runner is used by one thread; parallel hosts use one runner each
+ * (each with its own store connection and repository handle).
+ */
+
+enum step_outcome {
+	STEP_OK,
+	STEP_SKIP, /* exit 125: this commit cannot be built or booted */
+	STEP_INFRA, /* could not tell: retry, never a verdict */
+};
+const char *step_outcome_name(enum step_outcome o);
+
+/* What this runner executed for real (for summaries and bisection JSON). */
+struct runner_counts {
+	unsigned builds, boots, runs;
+};
+
+struct runner {
+	const struct lab *lab;
+	struct store *st;
+	struct rb_repo *repo;
+	const struct job *job;
+	char *job_file; /* the atomic job, written under workdir/jobs */
+	char *kconfig; /* name ("none" when the job has none) */
+	char *kconfig_path; /* file, or "" */
+	char *compiler;
+	char *rootfs;
+	int slot; /* build slot: worktree and object dir */
+	bool quiet; /* no progress lines */
+	struct runner_counts counts;
+	/* per host: what its stress-ng --help says (lazily fetched) */
+	char *help_host;
+	char *help_text;
+};
+
+/*
+ * Set up a runner for an atomic, resolved job. The job must outlive it.
+ * Writes the atomic job file and finds the kconfig (a path, or a name
+ * looked up in <lab dir>/kconfigs and the robot's own kconfigs/).
+ */
+int runner_init(struct runner *r, const struct lab *lab, struct store *st,
+		struct rb_repo *repo, const struct job *job, int slot);
+void runner_release(struct runner *r);
+
+/* The artifact directory of a commit (malloc'd). */
+char *runner_artifact_dir(const struct runner *r, const char *commit);
+
+/*
+ * Build commit (40 hex). *out says how it went; why gets a one-line reason
+ * for SKIP and INFRA. Returns -1 only when the robot itself failed (store,
+ * checkout of a commit that does not exist, out of disk for logs).
+ */
+int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
+		 struct sbuf *why);
+
+/* Boot host into commit (which must have been built). */
+int runner_boot(struct runner *r, const struct lab_host *host,
+		const char *commit, int64_t *boot_id, enum step_outcome *out,
+		struct sbuf *why);
+
+/*
+ * One payload run. *status is RUN_OK (stats filled, stored), RUN_FAILED
+ * (the payload ran and failed), or RUN_INFRA (transport, timeout): only
+ * RUN_OK runs carry samples. Returns -1 only when the robot failed.
+ */
+int runner_run(struct runner *r, const struct lab_host *host,
+	       const char *commit, int64_t boot_id, enum run_status *status,
+	       struct statset *stats, struct sbuf *why);
+
+/*
+ * The stress-ng command line for the job on host (binary first, without
+ * --yaml), for runs and for the reproduce instructions. help is the
+ * host's `stress-ng --help` (NULL: unknown, no checks).
+ */
+int runner_payload_argv(const struct job *job, const struct lab_host *host,
+			const char *help, struct svec *argv);
+
+/* The run_key of this runner's job for host and commit (borrowed strings). */
+void runner_key(const struct runner *r, const char *host, const char *commit,
+		struct run_key *key);
+
+/* The headline stat of the job: "stress-ng.<test>.ops_per_sec". */
+char *runner_headline_stat(const struct job *job);
+
+#endif

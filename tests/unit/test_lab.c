@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <criterion/criterion.h>
+#include <unistd.h>
+
+#include "robot.h"
+#include "lab.h"
+#include "sbuf.h"
+
+/* The lab file of issue 2, item 6, with the optional keys added. */
+static const char full_lab[] =
+	"tree:\n"
+	"  name: linus\n"
+	"  path: /srv/linux\n"
+	"  url: https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/"
+	"linux.git\n"
+	"  branch: master\n"
+	"workdir: robot-work\n"
+	"ssh_config: lab.ssh_config\n"
+	"hooks:\n"
+	"  build: scripts/hooks/kbuild\n"
+	"  boot: scripts/hooks/qemu-boot\n"
+	"  boot_timeout: 20m\n"
+	"hosts:\n"
+	"  - name: box1\n"
+	"    transport: ssh\n"
+	"    ssh: root@box1\n"
+	"    nr_cpu: 2\n"
+	"    machine: \"2 threads QEMU x86_64 with 512M memory\"\n"
+	"    stress_ng: /usr/local/bin/stress-ng\n"
+	"  - name: here\n"
+	"    transport: local\n"
+	"mail:\n"
+	"  from: \"kernel test robot <robot@example.org>\"\n"
+	"  to: []\n"
+	"  cc: [a@example.org, b@example.org]\n"
+	"  smtp: smtp://127.0.0.1:2525\n"
+	"  archive_url: https://example.org/robot\n"
+	"  auto_send: yes\n"
+	"  starttls: true\n"
+	"  user: robot\n"
+	"  password_env: ROBOT_SMTP_PASSWORD\n"
+	"  password_file: secrets/smtp\n"
+	"nightly:\n"
+	"  branches: [master, next]\n"
+	"  at: '02:00'\n";
+
+static void load(struct lab *lab, const char *text)
+{
+	int r = lab_load_string(lab, "lab.yaml", "/labs/one", text,
+				strlen(text));
+
+	cr_assert_eq(r, 0, "lab failed: %s", rb_errmsg());
+}
+
+Test(lab, full_example)
+{
+	struct lab lab;
+	const struct lab_host *h;
+
+	load(&lab, full_lab);
+	cr_expect_str_eq(lab.tree.name, "linus");
+	cr_expect_str_eq(lab.tree.path, "/srv/linux");
+	cr_expect_str_eq(lab.tree.branch, "master");
+	cr_expect(rb_starts_with(lab.tree.url, "https://git.kernel.org/"));
+	cr_expect_str_eq(lab.workdir, "/labs/one/robot-work");
+	cr_expect_str_eq(lab.ssh_config, "/labs/one/lab.ssh_config");
+	cr_expect_str_eq(lab.hooks.build, "/labs/one/scripts/hooks/kbuild");
+	cr_expect_str_eq(lab.hooks.boot, "/labs/one/scripts/hooks/qemu-boot");
+	cr_expect_eq(lab.hooks.build_timeout, 7200);
+	cr_expect_eq(lab.hooks.boot_timeout, 1200);
+	cr_assert_eq(lab.nr_hosts, 2);
+	h = lab_find_host(&lab, "box1");
+	cr_assert_not_null(h);
+	cr_expect_str_eq(h->transport, "ssh");
+	cr_expect_str_eq(h->ssh, "root@box1");
+	cr_expect_eq(h->nr_cpu, 2);
+	cr_expect_str_eq(h->machine, "2 threads QEMU x86_64 with 512M memory");
+	cr_expect_str_eq(h->stress_ng, "/usr/local/bin/stress-ng");
+	cr_expect_eq(h->line, 13);
+	h = lab_find_host(&lab, "here");
+	cr_assert_not_null(h);
+	cr_expect_str_eq(h->transport, "local");
+	cr_expect_null(h->ssh);
+	cr_expect_eq(h->nr_cpu, 0);
+	cr_expect_null(lab_find_host(&lab, "nope"));
+	cr_expect_str_eq(lab.mail.from,
+			 "kernel test robot <robot@example.org>");
+	cr_expect_eq(lab.mail.to.nr, 0);
+	cr_assert_eq(lab.mail.cc.nr, 2);
+	cr_expect_str_eq(lab.mail.cc.v[1], "b@example.org");
+	cr_expect_str_eq(lab.mail.smtp, "smtp://127.0.0.1:2525");
+	cr_expect_str_eq(lab.mail.archive_url, "https://example.org/robot");
+	cr_expect(lab.mail.auto_send);
+	cr_expect(lab.mail.starttls);
+	cr_expect_str_eq(lab.mail.user, "robot");
+	cr_expect_str_eq(lab.mail.password_env, "ROBOT_SMTP_PASSWORD");
+	cr_expect_str_eq(lab.mail.password_file, "/labs/one/secrets/smtp");
+	cr_assert_not_null(lab.nightly);
+	cr_expect_eq(lab.nightly->kind, YNODE_MAP);
+	cr_expect_str_eq(ynode_map_get(lab.nightly, "at")->str, "02:00");
+	lab_release(&lab);
+}
+
+Test(lab, defaults)
+{
+	struct lab lab;
+
+	load(&lab, "hosts:\n  - name: box1\n");
+	cr_expect_null(lab.tree.path);
+	cr_expect_str_eq(lab.workdir, "/labs/one/robot-work");
+	cr_expect_null(lab.ssh_config);
+	cr_expect_null(lab.hooks.build);
+	cr_expect_eq(lab.hooks.build_timeout, 2 * 3600);
+	cr_expect_eq(lab.hooks.boot_timeout, 15 * 60);
+	cr_expect_str_eq(lab.hosts[0].transport, "ssh");
+	/* the destination defaults to the name (an ssh_config alias) */
+	cr_expect_str_eq(lab.hosts[0].ssh, "box1");
+	cr_expect_str_eq(lab.mail.smtp, "none");
+	cr_expect_str_eq(lab.mail.from, "kernel test robot <robot@localhost>");
+	cr_expect_not(lab.mail.auto_send);
+	cr_expect_not(lab.mail.starttls);
+	cr_expect_not_null(lab.mail.to.v);
+	cr_expect_eq(lab.mail.to.nr, 0);
+	cr_expect_null(lab.nightly);
+	lab_release(&lab);
+}
+
+Test(lab, tree_name_defaults_to_folder)
+{
+	struct lab lab;
+
+	load(&lab, "tree: {path: ../linux}\nworkdir: /var/robot\n");
+	cr_expect_str_eq(lab.tree.path, "/labs/one/../linux");
+	cr_expect_str_eq(lab.tree.name, "linux");
+	cr_expect_str_eq(lab.tree.branch, "master");
+	cr_expect_str_eq(lab.workdir, "/var/robot");
+	lab_release(&lab);
+}
+
+Test(lab, mail_to_as_scalar)
+{
+	struct lab lab;
+
+	load(&lab, "mail: {to: dev@example.org}\n");
+	cr_assert_eq(lab.mail.to.nr, 1);
+	cr_expect_str_eq(lab.mail.to.v[0], "dev@example.org");
+	lab_release(&lab);
+}
+
+Test(lab, errors_with_line_and_column)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		{ "hoks:\n  build: x\n",
+		  "lab.yaml:1:1: unknown key 'hoks' (did you mean 'hooks'?)" },
+		{ "workdir: w\nfrobnicate: 1\n",
+		  "lab.yaml:2:1: unknown key 'frobnicate'" },
+		{ "hooks:\n  build: x\n  buid_timeout: 1h\n",
+		  "lab.yaml:3:3: unknown key 'buid_timeout' in hooks (did you "
+		  "mean 'build_timeout'?)" },
+		{ "hosts:\n  - name: a\n    nr_cpus: 2\n",
+		  "lab.yaml:3:5: unknown key 'nr_cpus' in hosts[0] (did you "
+		  "mean 'nr_cpu'?)" },
+		{ "hosts:\n  - name: a\n    transport: telnet\n",
+		  "lab.yaml:3:16: 'hosts[0].transport' must be one of ssh, "
+		  "local, not 'telnet'" },
+		{ "hosts:\n  - transport: local\n",
+		  "lab.yaml:2:5: 'hosts[0]' needs a 'name'" },
+		{ "hosts:\n  - name: a\n  - name: a\n",
+		  "lab.yaml:3:5: host 'a' is listed twice (first at line 2)" },
+		{ "hosts:\n  - name: a\n    nr_cpu: two\n",
+		  "lab.yaml:3:13: 'two' is not a positive count" },
+		{ "hosts:\n  - name: a\n    ssh: -oProxyCommand=x\n",
+		  "lab.yaml:3:10: ssh destination '-oProxyCommand=x' must not "
+		  "be empty or start with '-'" },
+		{ "hosts:\n  - name: 'a b'\n",
+		  "lab.yaml:2:11: host name 'a b' is not [A-Za-z0-9._-]+" },
+		{ "hosts: box1\n",
+		  "lab.yaml:1:8: 'hosts' must be a list, not a scalar" },
+		{ "hosts:\n  - box1\n",
+		  "lab.yaml:2:5: 'hosts[0]' must be a mapping, not a scalar" },
+		{ "tree:\n  name: linus\n",
+		  "lab.yaml:2:3: 'tree' needs a 'path'" },
+		{ "tree: /srv/linux\n",
+		  "lab.yaml:1:7: 'tree' must be a mapping, not a scalar" },
+		{ "hooks:\n  build_timeout: -1h\n",
+		  "lab.yaml:2:18: timeout '-1h' is negative" },
+		{ "hooks:\n  boot_timeout: 0\n",
+		  "lab.yaml:2:17: timeout '0' must be at least 1s" },
+		{ "mail:\n  auto_send: maybe\n",
+		  "lab.yaml:2:14: 'mail.auto_send' must be true or false, not "
+		  "'maybe'" },
+		{ "mail:\n  smtp: http://x\n",
+		  "lab.yaml:2:9: smtp 'http://x' must be smtp://HOST:PORT, "
+		  "smtps://HOST:PORT or none" },
+		{ "mail:\n  to: {a: b}\n",
+		  "lab.yaml:2:7: 'mail.to' must be a list or a scalar, not a "
+		  "mapping" },
+		{ "mail:\n  password_env: 1X\n",
+		  "lab.yaml:2:17: '1X' is not an environment variable name" },
+		{ "workdir: [a]\n",
+		  "lab.yaml:1:10: 'workdir' must be a scalar, not a list" },
+		{ "- a\n", "lab.yaml:1:1: a lab file must be a mapping, not a "
+			   "list" },
+		{ "", "lab.yaml:1:1: the lab file is empty" },
+		{ "workdir: a\n---\nworkdir: b\n",
+		  "lab.yaml:3:1: a lab file holds one document" },
+		{ "workdir: 'a\n",
+		  "lab.yaml:2:1: malformed yaml: found unexpected end of "
+		  "stream while scanning a quoted scalar (from line 1)" },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		struct lab lab;
+
+		rb_error_clear();
+		cr_expect_eq(lab_load_string(&lab, "lab.yaml", "/d",
+					     cases[i].yaml,
+					     strlen(cases[i].yaml)),
+			     -1, "loaded: %s", cases[i].yaml);
+		cr_expect_str_eq(rb_errmsg(), cases[i].want, "for: %s",
+				 cases[i].yaml);
+	}
+}
+
+Test(lab, load_from_file_resolves_against_its_folder)
+{
+	char dir[] = "/tmp/robot-lab-XXXXXX";
+	char *path, *sub, *real;
+	struct lab lab;
+
+	cr_assert_not_null(mkdtemp(dir));
+	sub = xstrfmt("%s/conf", dir);
+	cr_assert_eq(rb_mkdir_p(sub), 0);
+	path = xstrfmt("%s/lab.yaml", sub);
+	cr_assert_eq(rb_write_file_atomic(path, "hooks: {build: kb}\n", 19), 0);
+	real = rb_realpath(sub);
+	cr_assert_eq(lab_load(&lab, path), 0, "%s", rb_errmsg());
+	cr_expect_str_eq(lab.dir, real);
+	cr_expect(rb_starts_with(lab.hooks.build, real));
+	cr_expect(rb_ends_with(lab.hooks.build, "/kb"));
+	cr_expect_str_eq(lab.file, path);
+	lab_release(&lab);
+	cr_expect_eq(lab_load(&lab, "/nonexistent/lab.yaml"), -1);
+	cr_expect_str_eq(rb_errmsg(), "cannot open '/nonexistent/lab.yaml': "
+				      "No such file or directory");
+	rb_remove_tree(dir);
+	free(real);
+	free(path);
+	free(sub);
+}
