@@ -29,8 +29,15 @@ char *stressng_normalize(const char *words)
 	return sbuf_detach(&sb);
 }
 
+/*
+ * lkp's stats of a stressor's row, and one of ours: usr_sys_ops_per_sec,
+ * the bogo ops per second of CPU time (usr+sys) that stress-ng prints next
+ * to the real-time rate. It is much steadier than the real-time rate on a
+ * loaded machine (the time spent waiting for a CPU does not count), so it
+ * is the metric to bisect on shared boxes. usr_sys < 0: not known.
+ */
 static void add_main(struct statset *out, const char *stressor, double ops,
-		     double ops_per_sec)
+		     double ops_per_sec, double usr_sys)
 {
 	char *n;
 
@@ -49,6 +56,11 @@ static void add_main(struct statset *out, const char *stressor, double ops,
 	n = xstrfmt("%s.ops_per_sec", stressor);
 	statset_set(out, n, ops_per_sec);
 	free(n);
+	if (usr_sys >= 0) {
+		n = xstrfmt("%s.usr_sys_ops_per_sec", stressor);
+		statset_set(out, n, usr_sys);
+		free(n);
+	}
 }
 
 static void add_extra(struct statset *out, const char *stressor,
@@ -93,8 +105,8 @@ static bool is_standard(const char *k)
 
 struct yrow {
 	char *stressor;
-	double ops, ops_per_sec;
-	bool has_ops, has_rate;
+	double ops, ops_per_sec, usr_sys;
+	bool has_ops, has_rate, has_usr_sys;
 	struct statset extra;
 };
 
@@ -110,7 +122,8 @@ static void yrow_flush(struct yrow *r, struct statset *out, int *rows)
 	size_t i;
 
 	if (r->stressor && r->has_ops && r->has_rate) {
-		add_main(out, r->stressor, r->ops, r->ops_per_sec);
+		add_main(out, r->stressor, r->ops, r->ops_per_sec,
+			 r->has_usr_sys ? r->usr_sys : -1);
 		for (i = 0; i < r->extra.nr; i++)
 			add_extra(out, r->stressor, r->extra.v[i].name,
 				  r->extra.v[i].value);
@@ -133,6 +146,9 @@ static void yrow_set(struct yrow *r, const char *k, const char *v)
 	if (!strcmp(k, "bogo-ops")) {
 		r->ops = d;
 		r->has_ops = true;
+	} else if (!strcmp(k, "bogo-ops-per-second-usr-sys-time")) {
+		r->usr_sys = d;
+		r->has_usr_sys = true;
 	} else if (!strcmp(k, "bogo-ops-per-second-real-time")) {
 		r->ops_per_sec = d;
 		r->has_rate = true;
@@ -326,7 +342,8 @@ int stressng_parse_text(const char *buf, struct statset *out)
 			n = split(probe, f, 16);
 			if ((n == 10 || n == 12) && all_numbers(f, 4, n)) {
 				add_main(out, f[3], strtod(f[4], NULL),
-					 strtod(f[8], NULL));
+					 strtod(f[8], NULL),
+					 strtod(f[9], NULL));
 				rows++;
 				free(probe);
 				continue;

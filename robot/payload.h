@@ -16,7 +16,9 @@
  *                      ".pass" per stressor, extra metrics with their key
  *                      normalised ("realloc-calls-per-sec" ->
  *                      "realloc_calls_per_sec"); "<stressor>.fail" when a
- *                      stressor did no bogo op.
+ *                      stressor did no bogo op. Also ours,
+ *                      ".usr_sys_ops_per_sec": bogo ops per CPU second
+ *                      (usr+sys), steadier than real time on a busy box.
  * stressng_parse_text  the metrics on stderr, both the 0.15 `metrc:` rows
  *                      (12 fields) and the older `info:` rows (10), with
  *                      the "miscellaneous metrics" lines normalised as lkp

@@ -414,6 +414,28 @@ int rb_repo_commit_info(struct rb_repo *r, const uint8_t *oid,
 	return 0;
 }
 
+int rb_repo_parents(struct rb_repo *r, const uint8_t *oid,
+		    uint8_t (**out)[RB_OID_RAWSZ], size_t *nr)
+{
+	git_commit *cm;
+	git_oid id;
+	char hex[RB_OID_HEXSZ + 1];
+	unsigned i, n;
+
+	oid_to_git(&id, oid);
+	if (git_commit_lookup(&cm, r->repo, &id) < 0)
+		return rb_error("cannot read commit '%s': %s",
+				rb_oid_hex(oid, hex), git_msg());
+	n = git_commit_parentcount(cm);
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	for (i = 0; i < n; i++)
+		memcpy((*out)[i], git_commit_parent_id(cm, i)->id,
+		       RB_OID_RAWSZ);
+	*nr = n;
+	git_commit_free(cm);
+	return 0;
+}
+
 void rb_commit_info_release(struct rb_commit_info *ci)
 {
 	free(ci->subject);

@@ -94,6 +94,9 @@ struct rb_commit_info {
 int rb_repo_commit_info(struct rb_repo *r, const uint8_t *oid,
 			struct rb_commit_info *out);
 void rb_commit_info_release(struct rb_commit_info *ci);
+/* The parents of a commit, in order; *out malloc'd (caller frees). */
+int rb_repo_parents(struct rb_repo *r, const uint8_t *oid,
+		    uint8_t (**out)[RB_OID_RAWSZ], size_t *nr);
 
 /*
  * git's decorations of a commit as `git log --decorate` shows them:

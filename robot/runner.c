@@ -770,6 +770,7 @@ int runner_run(struct runner *r, const struct lab_host *host,
 		goto out;
 	if (store_run_start(r->st, &key, run_no, boot_id, ldir, &run_id) < 0)
 		goto out;
+	r->last_run_id = run_id;
 	if (transport_open(&t, r->lab, host) < 0)
 		goto out;
 	t_open = true;

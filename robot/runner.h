@@ -71,6 +71,7 @@ struct runner {
 	int slot; /* build slot: worktree and object dir */
 	bool quiet; /* no progress lines */
 	struct runner_counts counts;
+	int64_t last_run_id; /* the store id of the last runner_run */
 	/* per host: what its stress-ng --help says (lazily fetched) */
 	char *help_host;
 	char *help_text;

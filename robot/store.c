@@ -973,3 +973,16 @@ int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
 }
+
+int64_t store_last_run_id(struct store *st)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+
+	if (prepare(st, "SELECT COALESCE(MAX(id), 0) FROM runs", &s) < 0)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return id;
+}

@@ -198,6 +198,8 @@ void run_samples_free(struct run_sample *v, size_t n);
 /* Runs of a commit within the bisection with a given status. */
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 			      const char *status, int64_t *out);
+/* The newest run id (0 when there is none): run ids only grow. */
+int64_t store_last_run_id(struct store *st);
 /* What the bisection executed: payload runs, build and boot hooks. */
 int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 			   int64_t *builds, int64_t *boots);

@@ -45,5 +45,6 @@ int rb_opt_arg(int argc, char **argv, int *i, const char *name,
 RB_CMD(outbox);
 RB_CMD(pick);
 RB_CMD(run);
+RB_CMD(bisect);
 
 #endif

@@ -80,6 +80,31 @@ const struct rb_command rb_commands[] = {
 	  "\n"
 	  "  --host NAME    the host to use (default: the lab's first)\n"
 	  "  --param K=V    select one atomic job of a matrix job file\n" },
+	{ "bisect", cmd_bisect,
+	  "find the commit that regressed a metric, confirm it",
+	  "usage: robot bisect --lab LAB --job JOB --good REV [--good REV...]\n"
+	  "                    --bad REV [--metric STAT]\n"
+	  "                    [--threshold VALUE|-N%|+N%] [--first-parent]\n"
+	  "                    [--hosts NAME,...] [--param K=V]... [--json FILE]\n"
+	  "       robot bisect list --lab LAB\n"
+	  "       robot bisect log --lab LAB ID\n"
+	  "       robot bisect reset --lab LAB ID\n"
+	  "\n"
+	  "Measures the good and the bad commit until the regression of the\n"
+	  "metric (default: the job's stress-ng.<test>.ops_per_sec) is shown\n"
+	  "or refuted, bisects with as many runs per step as the evidence\n"
+	  "needs (k-way on several hosts), confirms the culprit against its\n"
+	  "parent(s) and prints it as git does. The same command resumes an\n"
+	  "interrupted bisection; a finished one prints its result again.\n"
+	  "Exit: 0 found, 2 not reproduced, only skipped commits left or\n"
+	  "inconclusive, 1 failure.\n"
+	  "\n"
+	  "  --threshold V    the metric's value between good and bad\n"
+	  "  --threshold -N%  a drop of N% from good is the regression\n"
+	  "  --threshold +N%  a rise of N% from good is the regression\n"
+	  "                   (default: halfway between good and bad)\n"
+	  "  --hosts A,B      the lab hosts to use (default: all)\n"
+	  "  --json FILE      the result as JSON (also kept in the store)\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);

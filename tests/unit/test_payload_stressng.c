@@ -41,6 +41,7 @@ Test(payload_stressng, yaml_main_metrics_and_extra)
 	expect(&s, "bigheap.ops_per_sec", 15236.235994);
 	expect(&s, "bigheap.pass", 1);
 	expect(&s, "bigheap.realloc_calls_per_sec", 456654.387578);
+	expect(&s, "bigheap.usr_sys_ops_per_sec", 7634.754589);
 	cr_assert_null(statset_get(&s, "bigheap.max_rss"));
 	statset_release(&s);
 	free(buf);
@@ -69,7 +70,7 @@ Test(payload_stressng, yaml_without_extra_metrics)
 			     cases[i].file);
 		cr_assert_not_null(statset_get(&s, ops), "%s", cases[i].file);
 		cr_assert_gt(*statset_get(&s, rate), 0);
-		cr_assert_eq(s.nr, 3, "%s has %zu stats", cases[i].file, s.nr);
+		cr_assert_eq(s.nr, 4, "%s has %zu stats", cases[i].file, s.nr);
 		free(ops);
 		free(rate);
 		free(buf);
@@ -99,6 +100,7 @@ Test(payload_stressng, text_older_info_format)
 	cr_assert_eq(stressng_parse_text(buf, &s), 1);
 	expect(&s, "udp-flood.ops", 9904436);
 	expect(&s, "udp-flood.ops_per_sec", 141291.91);
+	expect(&s, "udp-flood.usr_sys_ops_per_sec", 1132.29);
 	expect(&s, "udp-flood.MB_per_sec_sendto_rate", 0.04);
 	expect(&s, "udp-flood.sendto_calls_per_sec", 1097.62);
 	expect(&s, "udp-flood.%_sendto_calls_succeeded", 100);

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A bisection's identity, result JSON, and the texts people read.
+ */
+#include <jansson.h>
+#include <time.h>
+
+#include "robot.h"
+#include "bisection.h"
+#include "context.h"
+#include "repo.h"
+#include "runner.h"
+#include "sbuf.h"
+#include "session.h"
+#include "store.h"
+
+static int cmp_oid(const void *a, const void *b)
+{
+	return memcmp(a, b, RB_OID_RAWSZ);
+}
+
+char *bisection_key(const struct bisection_request *r)
+{
+	const struct job *j = r->ctx->job;
+	struct sbuf sb = SBUF_INIT, name = SBUF_INIT;
+	uint8_t(*g)[RB_OID_RAWSZ] = xcalloc(r->nr_goods, sizeof(*g));
+	char hex[RB_OID_HEXSZ + 1];
+	size_t i;
+
+	memcpy(g, r->goods, r->nr_goods * sizeof(*g));
+	qsort(g, r->nr_goods, sizeof(*g), cmp_oid);
+	job_name(j, &name);
+	sbuf_addf(&sb, "v1|%s|%s|%s|%s|%s|%s|%s|%s|%s", r->ctx->lab.workdir,
+		  name.buf, j->kconfig ? j->kconfig : "",
+		  j->compiler ? j->compiler : "", j->rootfs ? j->rootfs : "",
+		  r->metric, r->threshold ? r->threshold : "midpoint",
+		  r->first_parent ? "first-parent" : "all-parents",
+		  rb_oid_hex(r->bad, hex));
+	for (i = 0; i < r->nr_goods; i++) {
+		if (i && !memcmp(g[i], g[i - 1], RB_OID_RAWSZ))
+			continue;
+		sbuf_addf(&sb, "|^%s", rb_oid_hex(g[i], hex));
+	}
+	free(g);
+	sbuf_release(&name);
+	return sbuf_detach(&sb);
+}
+
+char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n)
+{
+	struct sbuf sb = SBUF_INIT;
+	char hex[RB_OID_HEXSZ + 1];
+	size_t i;
+
+	sbuf_addch(&sb, '[');
+	for (i = 0; i < n; i++)
+		sbuf_addf(&sb, "%s\"%s\"", i ? ", " : "",
+			  rb_oid_hex(oids[i], hex));
+	sbuf_addch(&sb, ']');
+	return sbuf_detach(&sb);
+}
+
+static json_t *samples_of(struct store *st, int64_t id, const char *commit,
+			  const char *metric)
+{
+	struct run_sample *v;
+	json_t *a = json_array();
+	size_t n, i;
+
+	if (store_bisection_samples(st, id, commit, metric, &v, &n) < 0)
+		return a;
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i].value));
+	run_samples_free(v, n);
+	return a;
+}
+
+static json_t *commit_info(struct rb_repo *repo, const char *hex)
+{
+	struct rb_commit_info ci;
+	uint8_t oid[RB_OID_RAWSZ];
+	json_t *o;
+
+	if (rb_oid_from_hex(oid, hex) < 0 ||
+	    rb_repo_commit_info(repo, oid, &ci) < 0)
+		return json_null();
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i}", "subject",
+		      ci.subject, "author_name", ci.author_name, "author_email",
+		      ci.author_email, "committer_name", ci.committer_name,
+		      "committer_email", ci.committer_email, "author_time",
+		      (json_int_t)ci.author_time, "author_offset",
+		      ci.author_offset);
+	rb_commit_info_release(&ci);
+	return o ? o : json_null();
+}
+
+static json_t *hex_array(char (*v)[RB_OID_HEXSZ + 1], size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+char *bisection_result_json(struct ctx *c, int64_t id,
+			    const struct bisection_request *r,
+			    const struct session_outcome_info *res)
+{
+	struct bisection_step_rec *st = NULL;
+	struct bisection_rec rec = { 0 };
+	char hex[RB_OID_HEXSZ + 1];
+	int64_t runs, builds, boots;
+	json_t *root, *steps, *goods, *a;
+	size_t n = 0, i;
+	unsigned rounds = 0;
+	char *text = NULL;
+
+	if (store_bisection_counts(c->st, id, &runs, &builds, &boots) < 0 ||
+	    store_bisection_steps(c->st, id, &st, &n) < 0 ||
+	    store_bisection_get(c->st, id, &rec) <= 0)
+		goto out;
+	goods = json_array();
+	for (i = 0; i < r->nr_goods; i++)
+		json_array_append_new(
+			goods, json_string(rb_oid_hex(r->goods[i], hex)));
+	steps = json_array();
+	/* the anchors first: the endpoint measurements */
+	rb_oid_hex(r->goods[0], hex);
+	json_array_append_new(
+		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
+				 "verdict", "good", "anchor", 1, "samples",
+				 samples_of(c->st, id, hex, r->metric)));
+	rb_oid_hex(r->bad, hex);
+	json_array_append_new(
+		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
+				 "verdict", "bad", "anchor", 1, "samples",
+				 samples_of(c->st, id, hex, r->metric)));
+	for (i = 0; i < n; i++) {
+		json_t *s, *detail = NULL;
+
+		if (!strcmp(st[i].kind, "round"))
+			rounds++;
+		if (strcmp(st[i].kind, "verdict") || !st[i].commit)
+			continue;
+		s = json_pack("{s:s, s:s, s:s, s:o}", "commit", st[i].commit,
+			      "verdict", st[i].verdict ? st[i].verdict : "",
+			      "host", st[i].host ? st[i].host : "", "samples",
+			      samples_of(c->st, id, st[i].commit, r->metric));
+		if (st[i].detail)
+			detail = json_loads(st[i].detail, 0, NULL);
+		if (detail)
+			json_object_set_new(s, "detail", detail);
+		json_array_append_new(steps, s);
+	}
+	root = json_object();
+	json_object_set_new(root, "id", json_integer(id));
+	json_object_set_new(root, "status",
+			    json_string(session_status_name(res->status)));
+	json_object_set_new(root, "culprit",
+			    res->status == SESSION_FOUND ?
+				    json_string(res->culprit) :
+				    json_null());
+	json_object_set_new(root, "parents",
+			    hex_array(res->parents, res->parents_nr));
+	json_object_set_new(root, "good", goods);
+	json_object_set_new(root, "bad", json_string(rb_oid_hex(r->bad, hex)));
+	json_object_set_new(root, "metric", json_string(r->metric));
+	json_object_set_new(root, "direction", json_integer(res->direction));
+	json_object_set_new(root, "threshold", json_real(res->threshold));
+	json_object_set_new(root, "confidence",
+			    res->status == SESSION_FOUND ?
+				    json_real(res->confidence) :
+				    json_null());
+	json_object_set_new(root, "runs", json_integer(runs));
+	json_object_set_new(root, "builds", json_integer(builds));
+	json_object_set_new(root, "boots", json_integer(boots));
+	json_object_set_new(root, "wall_seconds",
+			    json_real(rb_now() - rec.created));
+	json_object_set_new(root, "steps", steps);
+	json_object_set_new(root, "mail", json_null());
+	json_object_set_new(root, "message", json_string(res->message));
+	json_object_set_new(root, "rounds", json_integer(rounds));
+	json_object_set_new(root, "job", json_string(rec.job));
+	a = res->status == SESSION_FOUND ? commit_info(c->repo, res->culprit) :
+					   json_null();
+	json_object_set_new(root, "culprit_info", a);
+	json_object_set_new(root, "only_skipped",
+			    hex_array(res->list, res->list_nr));
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					JSON_REAL_PRECISION(15));
+	json_decref(root);
+	if (!text)
+		rb_error("cannot encode the result of bisection %lld",
+			 (long long)id);
+out:
+	bisection_steps_free(st, n);
+	bisection_rec_release(&rec);
+	return text;
+}
+
+char *bisection_set_mail(const char *json, const char *mail_path)
+{
+	json_t *root = json_loads(json, 0, NULL);
+	char *text;
+
+	if (!root) {
+		rb_error("cannot read a bisection result");
+		return NULL;
+	}
+	json_object_set_new(root, "mail", json_string(mail_path));
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					JSON_REAL_PRECISION(15));
+	json_decref(root);
+	return text;
+}
+
+int bisection_exit_code(const char *status)
+{
+	if (!strcmp(status, "found"))
+		return RB_EXIT_OK;
+	if (!strcmp(status, "not-reproduced") ||
+	    !strcmp(status, "only-skipped") || !strcmp(status, "inconclusive"))
+		return RB_EXIT_INCONCLUSIVE;
+	return RB_EXIT_FAIL;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* git's date format: "Thu Jan 1 00:00:05 2026 +0000" */
+static void git_date(char *buf, size_t n, int64_t t, int offset_min)
+{
+	time_t tt = (time_t)(t + (int64_t)offset_min * 60);
+	struct tm tm;
+	char d[64];
+
+	gmtime_r(&tt, &tm);
+	strftime(d, sizeof(d), "%a %b %e %H:%M:%S %Y", &tm);
+	snprintf(buf, n, "%s %c%02d%02d", d, offset_min < 0 ? '-' : '+',
+		 abs(offset_min) / 60, abs(offset_min) % 60);
+}
+
+void bisection_print_result(FILE *f, const char *json)
+{
+	json_t *root = json_loads(json, 0, NULL), *v;
+	const char *status;
+	size_t i;
+
+	if (!root)
+		return;
+	status = jstr(root, "status");
+	if (!strcmp(status, "found")) {
+		json_t *ci = json_object_get(root, "culprit_info");
+		const char *c = jstr(root, "culprit");
+		char date[96] = "";
+
+		fprintf(f, "%s is the first bad commit\n", c);
+		fprintf(f, "commit %s\n", c);
+		if (json_is_object(ci)) {
+			git_date(date, sizeof(date),
+				 json_integer_value(
+					 json_object_get(ci, "author_time")),
+				 (int)json_integer_value(
+					 json_object_get(ci, "author_offset")));
+			fprintf(f, "Author: %s <%s>\nDate:   %s\n\n    %s\n",
+				jstr(ci, "author_name"),
+				jstr(ci, "author_email"), date,
+				jstr(ci, "subject"));
+		}
+		fprintf(f, "\n%s: %s\n", jstr(root, "metric"),
+			jstr(root, "message"));
+		fprintf(f,
+			"confidence %.4g%%, %lld runs, %lld builds, "
+			"%lld boots\n",
+			100 * json_number_value(
+				      json_object_get(root, "confidence")),
+			(long long)json_integer_value(
+				json_object_get(root, "runs")),
+			(long long)json_integer_value(
+				json_object_get(root, "builds")),
+			(long long)json_integer_value(
+				json_object_get(root, "boots")));
+	} else if (!strcmp(status, "only-skipped")) {
+		fprintf(f, "There are only 'skip'ped commits left to test.\n"
+			   "The first bad commit could be any of:\n");
+		json_array_foreach(json_object_get(root, "only_skipped"), i, v)
+			fprintf(f, "%s\n", json_string_value(v));
+		fprintf(f, "We cannot bisect more!\n");
+	} else {
+		fprintf(f, "%s: %s\n", status, jstr(root, "message"));
+	}
+	if (json_is_string(json_object_get(root, "mail")))
+		fprintf(f, "mail: %s\n", jstr(root, "mail"));
+	json_decref(root);
+}
+
+/* "[<sha>] <subject>" as git bisect log writes it. */
+static void commit_line(FILE *f, struct rb_repo *repo, const char *hex)
+{
+	struct rb_commit_info ci;
+	uint8_t oid[RB_OID_RAWSZ];
+
+	fprintf(f, "[%s]", hex);
+	if (repo && rb_oid_from_hex(oid, hex) == 0 &&
+	    rb_repo_commit_info(repo, oid, &ci) == 0) {
+		fprintf(f, " %s", ci.subject);
+		rb_commit_info_release(&ci);
+	}
+}
+
+int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
+			int64_t id)
+{
+	struct bisection_rec rec = { 0 };
+	struct bisection_step_rec *s;
+	json_t *goods;
+	size_t n, i, k;
+	int r = store_bisection_get(st, id, &rec);
+
+	if (r <= 0) {
+		if (!r)
+			rb_error("no bisection %lld", (long long)id);
+		return -1;
+	}
+	if (store_bisection_steps(st, id, &s, &n) < 0) {
+		bisection_rec_release(&rec);
+		return -1;
+	}
+	fprintf(f, "# bisection %lld: %s, %s\n# %s\n", (long long)id, rec.job,
+		rec.metric, rec.command);
+	goods = json_loads(rec.good, 0, NULL);
+	fprintf(f, "# bad: ");
+	commit_line(f, repo, rec.bad);
+	fputc('\n', f);
+	for (k = 0; k < json_array_size(goods); k++) {
+		fprintf(f, "# good: ");
+		commit_line(f, repo,
+			    json_string_value(json_array_get(goods, k)));
+		fputc('\n', f);
+	}
+	fprintf(f, "git bisect start '%s'", rec.bad);
+	for (k = 0; k < json_array_size(goods); k++)
+		fprintf(f, " '%s'",
+			json_string_value(json_array_get(goods, k)));
+	fputc('\n', f);
+	json_decref(goods);
+	for (i = 0; i < n; i++) {
+		json_t *d = s[i].detail ? json_loads(s[i].detail, 0, NULL) :
+					  NULL;
+
+		if (!strcmp(s[i].kind, "endpoint")) {
+			fprintf(f,
+				"# endpoints %s: good %.6g (%lld runs), "
+				"bad %.6g (%lld runs), %+.1f%%\n",
+				s[i].verdict,
+				json_number_value(
+					json_object_get(d, "good_mean")),
+				(long long)json_integer_value(
+					json_object_get(d, "good_runs")),
+				json_number_value(
+					json_object_get(d, "bad_mean")),
+				(long long)json_integer_value(
+					json_object_get(d, "bad_runs")),
+				json_number_value(
+					json_object_get(d, "change_pct")));
+		} else if (!strcmp(s[i].kind, "verdict") && s[i].commit) {
+			const char *v = s[i].verdict;
+			bool skip = strcmp(v, "good") && strcmp(v, "bad");
+
+			fprintf(f, "# %s: ", v);
+			commit_line(f, repo, s[i].commit);
+			if (json_object_get(d, "mean"))
+				fprintf(f,
+					" (mean %.6g of %lld runs on %s, "
+					"threshold %.6g)",
+					json_number_value(
+						json_object_get(d, "mean")),
+					(long long)json_integer_value(
+						json_object_get(d, "runs")),
+					s[i].host ? s[i].host : "?",
+					json_number_value(json_object_get(
+						d, "threshold")));
+			else if (json_object_get(d, "why"))
+				fprintf(f, " (%s)", jstr(d, "why"));
+			fprintf(f, "\ngit bisect %s %s\n", skip ? "skip" : v,
+				s[i].commit);
+		} else if (!strcmp(s[i].kind, "confirmed") ||
+			   !strcmp(s[i].kind, "unconfirmed")) {
+			fprintf(f, "# %s: ", s[i].kind);
+			commit_line(f, repo, s[i].commit);
+			fprintf(f, " %s\n", s[i].detail ? s[i].detail : "");
+		} else if (!strcmp(s[i].kind, "finish")) {
+			if (rec.culprit) {
+				fprintf(f, "# first bad commit: ");
+				commit_line(f, repo, rec.culprit);
+				fputc('\n', f);
+			} else {
+				fprintf(f, "# %s\n", s[i].verdict);
+			}
+		}
+		json_decref(d);
+	}
+	bisection_steps_free(s, n);
+	bisection_rec_release(&rec);
+	return 0;
+}

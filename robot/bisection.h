@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_BISECTION_H
+#define ROBOT_BISECTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bisect.h"
+
+struct ctx;
+struct store;
+struct rb_repo;
+struct session_outcome_info;
+
+/*
+ * What a bisection is about, around the session: its identity in the store,
+ * its result JSON (`robot bisect --json`, kept in the store), how the
+ * result and the log read for people.
+ */
+struct bisection_request {
+	struct ctx *ctx;
+	const char *metric;
+	const char *threshold; /* as given, or NULL */
+	bool first_parent;
+	uint8_t bad[RB_OID_RAWSZ];
+	const uint8_t (*goods)[RB_OID_RAWSZ];
+	size_t nr_goods;
+};
+
+/*
+ * The key of a bisection: the same lab workdir, atomic job, metric,
+ * threshold, options, bad commit and set of good commits give the same key,
+ * so running the same command again resumes it. malloc'd.
+ */
+char *bisection_key(const struct bisection_request *r);
+/* ["<hex>", ...] of n oids. malloc'd. */
+char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n);
+
+/*
+ * The result JSON of a finished session: id, status, culprit, parents,
+ * good, bad, metric, direction, threshold, confidence, runs, builds, boots
+ * (what this bisection executed, resumed parts included), wall_seconds,
+ * steps (the anchors, then each tested commit: verdict, host, samples),
+ * mail (null until a mail is drafted), and message, rounds, culprit_info,
+ * only_skipped. malloc'd, or NULL with an error.
+ */
+char *bisection_result_json(struct ctx *c, int64_t id,
+			    const struct bisection_request *r,
+			    const struct session_outcome_info *res);
+/* Set "mail" in a result JSON; returns the new text (malloc'd) or NULL. */
+char *bisection_set_mail(const char *json, const char *mail_path);
+
+/* The result as git prints it ("<sha> is the first bad commit", ...). */
+void bisection_print_result(FILE *f, const char *json);
+/* 0 found, 2 not-reproduced, only-skipped, inconclusive, 1 otherwise. */
+int bisection_exit_code(const char *status);
+
+/*
+ * A git-bisect-log-like history of bisection id with the numbers of each
+ * step. repo may be NULL (no subjects then). 0 or -1.
+ */
+int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
+			int64_t id);
+
+#endif

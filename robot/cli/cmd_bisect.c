@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * robot bisect --lab LAB --job JOB --good REV [--good REV...] --bad REV
+ *              [--metric STAT] [--threshold VALUE|-N%|+N%] [--first-parent]
+ *              [--hosts NAME,...] [--param K=V]... [--json FILE]
+ * robot bisect list --lab LAB
+ * robot bisect log --lab LAB ID
+ * robot bisect reset --lab LAB ID
+ */
+#include <jansson.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../robot.h"
+#include "../bisection.h"
+#include "../context.h"
+#include "../repo.h"
+#include "../runner.h"
+#include "../sbuf.h"
+#include "../session-exec.h"
+#include "../session.h"
+#include "../stats.h"
+#include "../store.h"
+#include "../svec.h"
+#include "cli.h"
+
+struct bisect_opts {
+	struct ctx_opts ctx;
+	struct svec goods;
+	const char *bad;
+	const char *metric;
+	const char *threshold;
+	const char *json;
+	bool first_parent;
+	struct svec params;
+};
+
+static int parse(int argc, char **argv, struct bisect_opts *o)
+{
+	const char *v;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o->ctx.lab)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--job", &o->ctx.job)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--bad", &o->bad)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--metric", &o->metric)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--threshold",
+				    &o->threshold)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--json", &o->json)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--hosts",
+				    &o->ctx.hosts))) {
+			if (r < 0)
+				return rb_usage_error("bisect",
+						      "'%s' needs a value",
+						      argv[i]);
+		} else if ((r = rb_opt_arg(argc, argv, &i, "--good", &v))) {
+			if (r < 0)
+				return rb_usage_error("bisect",
+						      "'--good' needs a value");
+			svec_push(&o->goods, v);
+		} else if ((r = rb_opt_arg(argc, argv, &i, "--param", &v))) {
+			if (r < 0)
+				return rb_usage_error(
+					"bisect", "'--param' needs a value");
+			svec_push(&o->params, v);
+		} else if (!strcmp(argv[i], "--first-parent")) {
+			o->first_parent = true;
+		} else {
+			return rb_usage_error("bisect", "unknown argument '%s'",
+					      argv[i]);
+		}
+	}
+	if (!o->ctx.lab || !o->ctx.job || !o->goods.nr || !o->bad)
+		return rb_usage_error("bisect",
+				      "--lab, --job, --good and --bad "
+				      "are required");
+	o->ctx.params = (const char *const *)o->params.v;
+	o->ctx.nr_params = o->params.nr;
+	o->ctx.need_repo = true;
+	o->ctx.what = "robot bisect";
+	return 0;
+}
+
+static int print_stored(const struct bisection_rec *b, const char *json_path)
+{
+	int code = bisection_exit_code(b->status);
+
+	if (b->result) {
+		bisection_print_result(stdout, b->result);
+		if (json_path && rb_write_file_atomic(json_path, b->result,
+						      strlen(b->result)) < 0) {
+			rb_error_print();
+			return RB_EXIT_FAIL;
+		}
+	}
+	return code;
+}
+
+static int do_bisect(int argc, char **argv)
+{
+	struct bisect_opts o = { .goods = SVEC_INIT, .params = SVEC_INIT };
+	struct ctx c;
+	struct session_config cfg;
+	struct session_exec ops = { 0 };
+	struct session_exec_real *x = NULL;
+	struct session_outcome_info res;
+	struct bisection_rec rec = { 0 };
+	struct bisection_request req;
+	uint8_t bad[RB_OID_RAWSZ], (*goods)[RB_OID_RAWSZ] = NULL;
+	const char **host_names = NULL;
+	char *metric = NULL, *key = NULL, *json = NULL;
+	struct sbuf cmdline = SBUF_INIT;
+	int64_t id;
+	size_t i;
+	int ret = RB_EXIT_FAIL, u, found;
+	bool ctx_up = false, have_res = false;
+
+	u = parse(argc, argv, &o);
+	if (u)
+		goto done;
+	if (ctx_open(&c, &o.ctx) < 0)
+		goto fail;
+	ctx_up = true;
+	goods = xcalloc(o.goods.nr, sizeof(*goods));
+	if (rb_repo_resolve(c.repo, o.bad, bad) < 0)
+		goto fail;
+	for (i = 0; i < o.goods.nr; i++)
+		if (rb_repo_resolve(c.repo, o.goods.v[i], goods[i]) < 0)
+			goto fail;
+	metric = o.metric ? xstrdup(o.metric) : runner_headline_stat(c.job);
+	memset(&cfg, 0, sizeof(cfg));
+	stats_policy_init(&cfg.policy);
+	cfg.policy.direction = stats_direction(metric);
+	if (session_parse_threshold(&cfg.policy, o.threshold) < 0)
+		goto fail;
+	memset(&req, 0, sizeof(req));
+	req.ctx = &c;
+	req.metric = metric;
+	req.threshold = o.threshold;
+	req.first_parent = o.first_parent;
+	memcpy(req.bad, bad, sizeof(bad));
+	req.goods = (const uint8_t(*)[RB_OID_RAWSZ])goods;
+	req.nr_goods = o.goods.nr;
+	key = bisection_key(&req);
+	for (i = 0; i < (size_t)argc; i++)
+		sbuf_addf(&cmdline, "%s%s", i ? " " : "robot ", argv[i]);
+	found = store_bisection_by_key(c.st, key, &rec);
+	if (found < 0)
+		goto fail;
+	if (found && strcmp(rec.status, "running")) {
+		fprintf(stderr,
+			"robot: bisection %lld already ended (%s); 'robot "
+			"bisect reset --lab %s %lld' starts it again\n",
+			(long long)rec.id, rec.status, o.ctx.lab,
+			(long long)rec.id);
+		ret = print_stored(&rec, o.json);
+		goto done;
+	}
+	if (found) {
+		id = rec.id;
+		fprintf(stderr, "robot: resuming bisection %lld\n",
+			(long long)id);
+	} else {
+		char *good_list = bisection_hex_list(req.goods, req.nr_goods);
+		char bad_hex[RB_OID_HEXSZ + 1];
+		struct sbuf jn = SBUF_INIT;
+
+		rb_oid_hex(bad, bad_hex);
+		job_name(c.job, &jn);
+		u = store_bisection_create(c.st, key, jn.buf, metric, good_list,
+					   bad_hex, cmdline.buf, &id);
+		free(good_list);
+		sbuf_release(&jn);
+		if (u < 0)
+			goto fail;
+		fprintf(stderr, "robot: bisection %lld\n", (long long)id);
+	}
+	host_names = xcalloc(c.nr_hosts, sizeof(*host_names));
+	for (i = 0; i < c.nr_hosts; i++)
+		host_names[i] = c.hosts[i]->name;
+	if (session_exec_real_start(&x, &c, id, &ops) < 0)
+		goto fail;
+	cfg.st = c.st;
+	cfg.repo = c.repo;
+	cfg.exec = &ops;
+	cfg.bisection_id = id;
+	cfg.hosts = host_names;
+	cfg.nr_hosts = (int)c.nr_hosts;
+	cfg.metric = metric;
+	memcpy(cfg.bad, bad, sizeof(bad));
+	cfg.goods = (const uint8_t(*)[RB_OID_RAWSZ])goods;
+	cfg.nr_goods = o.goods.nr;
+	cfg.first_parent = o.first_parent;
+	cfg.progress = stderr;
+	cfg.tty = isatty(STDERR_FILENO);
+	if (session_run(&cfg, &res) < 0)
+		goto fail;
+	have_res = true;
+	session_exec_real_stop(x);
+	x = NULL;
+	json = bisection_result_json(&c, id, &req, &res);
+	if (!json ||
+	    store_bisection_finish(
+		    c.st, id, session_status_name(res.status),
+		    res.status == SESSION_FOUND ? res.culprit : NULL, json) < 0)
+		goto fail;
+	bisection_print_result(stdout, json);
+	if (o.json && rb_write_file_atomic(o.json, json, strlen(json)) < 0)
+		goto fail;
+	ret = bisection_exit_code(session_status_name(res.status));
+	goto done;
+fail:
+	rb_error_print();
+	ret = RB_EXIT_FAIL;
+done:
+	session_exec_real_stop(x);
+	if (have_res)
+		session_outcome_release(&res);
+	bisection_rec_release(&rec);
+	if (ctx_up)
+		ctx_close(&c);
+	free(goods);
+	free(host_names);
+	free(metric);
+	free(key);
+	free(json);
+	sbuf_release(&cmdline);
+	svec_clear(&o.goods);
+	svec_clear(&o.params);
+	return u ? u : ret;
+}
+
+/* --- list, log, reset ------------------------------------------------ */
+
+static int open_store(const char *lab_path, struct lab *lab, struct store **st)
+{
+	if (lab_load(lab, lab_path) < 0)
+		return -1;
+	if (store_open_readonly(st, lab->workdir) < 0) {
+		lab_release(lab);
+		return -1;
+	}
+	return 0;
+}
+
+static int lab_and_id(int argc, char **argv, const char **lab, long *id,
+		      bool need_id)
+{
+	const char *v = NULL;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = rb_opt_arg(argc, argv, &i, "--lab", lab))) {
+			if (r < 0)
+				return rb_usage_error("bisect",
+						      "'--lab' needs a value");
+		} else if (need_id && !v) {
+			v = argv[i];
+		} else {
+			return rb_usage_error("bisect", "unknown argument '%s'",
+					      argv[i]);
+		}
+	}
+	if (!*lab)
+		return rb_usage_error("bisect", "--lab is required");
+	if (need_id && (!v || rb_parse_long(v, id) < 0 || *id < 1))
+		return rb_usage_error("bisect", "which bisection? (an ID "
+						"from 'robot bisect list')");
+	return 0;
+}
+
+static int do_list(int argc, char **argv)
+{
+	const char *labp = NULL;
+	struct lab lab;
+	struct store *st;
+	struct bisection_rec *v;
+	size_t n, i;
+	long id;
+	int u = lab_and_id(argc, argv, &labp, &id, false);
+
+	if (u)
+		return u;
+	if (open_store(labp, &lab, &st) < 0) {
+		rb_error_print();
+		return RB_EXIT_FAIL;
+	}
+	if (store_bisection_list(st, &v, &n) < 0) {
+		rb_error_print();
+		store_close(st);
+		lab_release(&lab);
+		return RB_EXIT_FAIL;
+	}
+	printf("%-4s %-15s %-12s %-12s %-12s %s\n", "id", "status", "good",
+	       "bad", "culprit", "job / metric");
+	for (i = 0; i < n; i++)
+		printf("%-4lld %-15s %-12.12s %-12.12s %-12.12s %s %s\n",
+		       (long long)v[i].id, v[i].status, v[i].good + 2, v[i].bad,
+		       v[i].culprit ? v[i].culprit : "-", v[i].job,
+		       v[i].metric);
+	bisection_recs_free(v, n);
+	store_close(st);
+	lab_release(&lab);
+	return RB_EXIT_OK;
+}
+
+static int do_log(int argc, char **argv)
+{
+	const char *labp = NULL;
+	struct lab lab;
+	struct store *st;
+	struct rb_repo *repo = NULL;
+	long id;
+	int u = lab_and_id(argc, argv, &labp, &id, true), ret;
+
+	if (u)
+		return u;
+	if (open_store(labp, &lab, &st) < 0) {
+		rb_error_print();
+		return RB_EXIT_FAIL;
+	}
+	if (lab.tree.path)
+		rb_repo_open(&repo, lab.tree.path);
+	ret = bisection_print_log(stdout, st, repo, id) < 0 ? RB_EXIT_FAIL :
+							      RB_EXIT_OK;
+	if (ret)
+		rb_error_print();
+	rb_repo_free(repo);
+	store_close(st);
+	lab_release(&lab);
+	return ret;
+}
+
+static int do_reset(int argc, char **argv)
+{
+	const char *labp = NULL;
+	struct lab lab;
+	struct store *st = NULL;
+	struct workdir_lock *lk = NULL;
+	struct bisection_rec rec = { 0 };
+	long id;
+	int u = lab_and_id(argc, argv, &labp, &id, true), ret = RB_EXIT_FAIL;
+
+	if (u)
+		return u;
+	if (lab_load(&lab, labp) < 0) {
+		rb_error_print();
+		return RB_EXIT_FAIL;
+	}
+	if (store_lock_workdir(&lk, lab.workdir, "robot bisect reset") < 0 ||
+	    store_open(&st, lab.workdir) < 0)
+		goto fail;
+	u = store_bisection_get(st, id, &rec);
+	if (u <= 0) {
+		if (!u)
+			rb_error("no bisection %ld in '%s'", id, lab.workdir);
+		goto fail;
+	}
+	if (store_bisection_delete(st, id) < 0)
+		goto fail;
+	printf("bisection %ld forgotten (its runs stay in the store)\n", id);
+	ret = RB_EXIT_OK;
+	goto out;
+fail:
+	rb_error_print();
+out:
+	bisection_rec_release(&rec);
+	store_close(st);
+	store_unlock_workdir(lk);
+	lab_release(&lab);
+	return ret;
+}
+
+RB_CMD(bisect)
+{
+	if (argc > 1 && !strcmp(argv[1], "list"))
+		return do_list(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "log"))
+		return do_log(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "reset"))
+		return do_reset(argc - 1, argv + 1);
+	return do_bisect(argc, argv);
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Worker threads that run a session's tasks on the lab's hosts.
+ */
+#include <pthread.h>
+#include <time.h>
+
+#include "robot.h"
+#include "context.h"
+#include "repo.h"
+#include "runner.h"
+#include "sbuf.h"
+#include "session-exec.h"
+#include "store.h"
+
+struct worker {
+	struct session_exec_real *x;
+	int idx;
+	pthread_t th;
+	bool started;
+	struct runner r;
+	bool runner_up;
+	struct store *st;
+	struct rb_repo *repo;
+	char booted[RB_OID_HEXSZ + 1]; /* the commit the host runs */
+	int64_t boot_id;
+	bool has_task;
+	char task[RB_OID_HEXSZ + 1];
+};
+
+struct session_exec_real {
+	struct ctx *c;
+	int nr;
+	struct worker *w;
+	pthread_mutex_t mu;
+	pthread_cond_t task_cv, done_cv;
+	bool quit;
+	struct session_result *done; /* finished tasks, FIFO */
+	size_t done_nr;
+};
+
+static void result(struct worker *w, enum session_outcome o, int64_t run_id,
+		   const char *why)
+{
+	struct session_exec_real *x = w->x;
+	struct session_result *res;
+
+	pthread_mutex_lock(&x->mu);
+	res = &x->done[x->done_nr++];
+	memset(res, 0, sizeof(*res));
+	res->host = w->idx;
+	snprintf(res->commit, sizeof(res->commit), "%s", w->task);
+	res->outcome = o;
+	res->run_id = run_id;
+	snprintf(res->why, sizeof(res->why), "%s", why ? why : "");
+	w->has_task = false;
+	pthread_cond_signal(&x->done_cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static enum session_outcome of_step(enum step_outcome o)
+{
+	return o == STEP_SKIP ? SESSION_RUN_SKIP : SESSION_RUN_INFRA;
+}
+
+/* Build, boot when needed, one run. */
+static void work(struct worker *w)
+{
+	const struct lab_host *h = w->x->c->hosts[w->idx];
+	struct statset stats = STATSET_INIT;
+	struct sbuf why = SBUF_INIT;
+	enum step_outcome o;
+	enum run_status rs;
+
+	if (runner_build(&w->r, w->task, &o, &why) < 0) {
+		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
+		goto out;
+	}
+	if (o != STEP_OK) {
+		result(w, of_step(o), 0, why.buf);
+		goto out;
+	}
+	if (strcmp(w->booted, w->task)) {
+		sbuf_reset(&why);
+		w->booted[0] = '\0';
+		if (runner_boot(&w->r, h, w->task, &w->boot_id, &o, &why) < 0) {
+			result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
+			goto out;
+		}
+		if (o != STEP_OK) {
+			result(w, of_step(o), 0, why.buf);
+			goto out;
+		}
+		snprintf(w->booted, sizeof(w->booted), "%s", w->task);
+	}
+	sbuf_reset(&why);
+	if (runner_run(&w->r, h, w->task, w->boot_id, &rs, &stats, &why) < 0) {
+		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
+		goto out;
+	}
+	switch (rs) {
+	case RUN_OK:
+		result(w, SESSION_RUN_OK, w->r.last_run_id, NULL);
+		break;
+	case RUN_FAILED:
+		result(w, SESSION_RUN_FAILED, 0, why.buf);
+		break;
+	default:
+		/* the box may be gone: boot it again before the next run */
+		w->booted[0] = '\0';
+		result(w, SESSION_RUN_INFRA, 0, why.buf);
+		break;
+	}
+out:
+	statset_release(&stats);
+	sbuf_release(&why);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct session_exec_real *x = w->x;
+
+	for (;;) {
+		pthread_mutex_lock(&x->mu);
+		while (!w->has_task && !x->quit)
+			pthread_cond_wait(&x->task_cv, &x->mu);
+		if (x->quit) {
+			pthread_mutex_unlock(&x->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&x->mu);
+		work(w);
+	}
+}
+
+static int x_start(void *data, int h, const char *commit)
+{
+	struct session_exec_real *x = data;
+	struct worker *w = &x->w[h];
+
+	pthread_mutex_lock(&x->mu);
+	if (w->has_task) {
+		pthread_mutex_unlock(&x->mu);
+		RB_BUG("host %d is busy", h);
+	}
+	snprintf(w->task, sizeof(w->task), "%s", commit);
+	w->has_task = true;
+	pthread_cond_broadcast(&x->task_cv);
+	pthread_mutex_unlock(&x->mu);
+	return 0;
+}
+
+static int x_wait(void *data, struct session_result *res)
+{
+	struct session_exec_real *x = data;
+
+	pthread_mutex_lock(&x->mu);
+	while (!x->done_nr)
+		pthread_cond_wait(&x->done_cv, &x->mu);
+	*res = x->done[0];
+	memmove(x->done, x->done + 1, (x->done_nr - 1) * sizeof(*x->done));
+	x->done_nr--;
+	pthread_mutex_unlock(&x->mu);
+	return 0;
+}
+
+static double x_now(void *data)
+{
+	return rb_monotonic();
+}
+
+static void x_pause(void *data, double seconds)
+{
+	struct timespec ts = { (time_t)seconds,
+			       (long)((seconds - (double)(time_t)seconds) *
+				      1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
+			    int64_t bisection_id, struct session_exec *ops)
+{
+	struct session_exec_real *x = xcalloc(1, sizeof(*x));
+	int i;
+
+	*out = NULL;
+	x->c = c;
+	x->nr = (int)c->nr_hosts;
+	x->w = xcalloc((size_t)x->nr, sizeof(*x->w));
+	x->done = xcalloc((size_t)x->nr, sizeof(*x->done));
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->task_cv, NULL);
+	pthread_cond_init(&x->done_cv, NULL);
+	for (i = 0; i < x->nr; i++) {
+		struct worker *w = &x->w[i];
+		struct job *j = ctx_job(c, (size_t)i);
+
+		w->x = x;
+		w->idx = i;
+		if (!j || store_open(&w->st, c->lab.workdir) < 0 ||
+		    rb_repo_open(&w->repo, c->lab.tree.path) < 0 ||
+		    runner_init(&w->r, &c->lab, w->st, w->repo, j, i) < 0)
+			goto fail;
+		w->runner_up = true;
+		w->r.quiet = true;
+		store_set_bisection(w->st, bisection_id);
+	}
+	for (i = 0; i < x->nr; i++) {
+		if (pthread_create(&x->w[i].th, NULL, worker_main, &x->w[i])) {
+			rb_error("cannot start a worker thread");
+			goto fail;
+		}
+		x->w[i].started = true;
+	}
+	ops->data = x;
+	ops->start = x_start;
+	ops->wait = x_wait;
+	ops->now = x_now;
+	ops->pause = x_pause;
+	*out = x;
+	return 0;
+fail:
+	session_exec_real_stop(x);
+	return -1;
+}
+
+void session_exec_real_stop(struct session_exec_real *x)
+{
+	int i;
+
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->mu);
+	/* a worker still running its task finishes it: runs are stored */
+	while (1) {
+		bool busy = false;
+
+		for (i = 0; i < x->nr; i++)
+			busy |= x->w[i].has_task;
+		if (!busy)
+			break;
+		pthread_cond_wait(&x->done_cv, &x->mu);
+	}
+	x->quit = true;
+	pthread_cond_broadcast(&x->task_cv);
+	pthread_mutex_unlock(&x->mu);
+	for (i = 0; i < x->nr; i++) {
+		struct worker *w = &x->w[i];
+
+		if (w->started)
+			pthread_join(w->th, NULL);
+		if (w->runner_up)
+			runner_release(&w->r);
+		rb_repo_free(w->repo);
+		store_close(w->st);
+	}
+	pthread_mutex_destroy(&x->mu);
+	pthread_cond_destroy(&x->task_cv);
+	pthread_cond_destroy(&x->done_cv);
+	free(x->w);
+	free(x->done);
+	free(x);
+}

@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The bisection loop: endpoints, rounds of picks, confirmation. See
+ * session.h for the contract; the steps it appends to the store are
+ *
+ *   endpoint      verdict reproduced|not-reproduced, detail: the numbers
+ *   round         the picks of a round (detail: their shas)
+ *   verdict       commit, host, verdict good|bad|skip|weak, detail
+ *   confirm-start commit (the culprit), host, detail: the run id after
+ *                 which the interleaved runs start
+ *   confirmed     commit, detail: the numbers
+ *   unconfirmed   commit, detail: the commits whose verdicts are dropped
+ *   finish        verdict: the final status
+ */
+#include <math.h>
+
+#include "robot.h"
+#include "repo.h"
+#include "sbuf.h"
+#include "session.h"
+#include "store.h"
+#include "svec.h"
+
+/* Infrastructure failures in a row on one host before the robot gives up. */
+#define MAX_INFRA 3
+/* Interleaved rounds of the confirmation: at least, at most. */
+#define CONFIRM_MIN 3
+#define CONFIRM_MAX 10
+/* Times a culprit may fail to confirm before the bisection gives up. */
+#define CONFIRM_ATTEMPTS 2
+/* Hosts the statistics can tell apart. */
+#define MAX_STAT_HOSTS 16
+
+enum role { ROLE_NONE, ROLE_GOOD, ROLE_BAD, ROLE_CAND };
+
+struct host_state {
+	bool busy;
+	int probe; /* index into probes, or -1 */
+	enum role role;
+	char commit[RB_OID_HEXSZ + 1];
+	int infra; /* infrastructure failures in a row */
+	bool next_good; /* the next anchor run here is the good one */
+};
+
+struct probe {
+	uint32_t node;
+	char hex[RB_OID_HEXSZ + 1];
+	int host;
+	bool done;
+	enum rb_verdict verdict;
+	char verdict_name[8];
+	struct stats_step step;
+	unsigned anchor_due; /* anchor runs still wanted before the next */
+	unsigned anchor_good; /* how many of them are of the good anchor */
+};
+
+struct sess {
+	const struct session_config *cfg;
+	struct stats_policy pol;
+	struct rb_graph g;
+	struct rb_bisect b;
+	bool b_ready;
+	char good_hex[RB_OID_HEXSZ + 1], bad_hex[RB_OID_HEXSZ + 1];
+	struct host_state *hosts;
+	struct probe *probes;
+	size_t nr_probes;
+	/* host names seen in stored runs beyond cfg->hosts (resumes with
+	 * other hosts): their stats ids follow the configured ones */
+	struct svec extra_hosts;
+	unsigned decided; /* steps decided good or bad */
+	bool drift_seen;
+	unsigned rounds;
+	unsigned attempts; /* unconfirmed culprits so far */
+	double t0, run_time;
+	unsigned runs_seen;
+	struct sbuf line;
+};
+
+const char *session_status_name(enum session_status s)
+{
+	switch (s) {
+	case SESSION_FOUND:
+		return "found";
+	case SESSION_NOT_REPRODUCED:
+		return "not-reproduced";
+	case SESSION_ONLY_SKIPPED:
+		return "only-skipped";
+	case SESSION_INCONCLUSIVE:
+		return "inconclusive";
+	}
+	return "unknown";
+}
+
+void session_outcome_release(struct session_outcome_info *o)
+{
+	free(o->list);
+	free(o->parents);
+	o->list = NULL;
+	o->parents = NULL;
+	o->list_nr = o->parents_nr = 0;
+}
+
+int session_parse_threshold(struct stats_policy *p, const char *text)
+{
+	double v;
+	size_t n;
+
+	p->threshold_kind = STATS_THRESHOLD_MIDPOINT;
+	if (!text || !*text)
+		return 0;
+	n = strlen(text);
+	if (text[n - 1] == '%') {
+		char *num = xstrndup(text, n - 1);
+		int r = rb_parse_double(num, &v);
+
+		free(num);
+		if (r < 0 || (text[0] != '-' && text[0] != '+') || v == 0)
+			return rb_error("threshold '%s': a percentage needs a "
+					"sign (-5%%: a drop is the regression, "
+					"+5%%: a rise is)",
+					text);
+		p->threshold_kind = STATS_THRESHOLD_PCT;
+		p->threshold = fabs(v);
+		p->direction = v < 0 ? +1 : -1;
+		return 0;
+	}
+	if (rb_parse_double(text, &v) < 0 || !isfinite(v))
+		return rb_error("threshold '%s' is not a number or a "
+				"percentage",
+				text);
+	p->threshold_kind = STATS_THRESHOLD_VALUE;
+	p->threshold = v;
+	return 0;
+}
+
+/* --- progress --------------------------------------------------------- */
+
+static double now(const struct sess *s)
+{
+	return s->cfg->exec->now(s->cfg->exec->data);
+}
+
+static void status_line(struct sess *s);
+
+static void event(struct sess *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void event(struct sess *s, const char *fmt, ...)
+{
+	FILE *f = s->cfg->progress;
+	va_list ap;
+
+	if (!f)
+		return;
+	if (s->cfg->tty)
+		fputs("\r\033[K", f);
+	fputs("robot: ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	status_line(s);
+	fflush(f);
+}
+
+/*
+ * On a terminal: one line kept at the bottom, "step i of about n, c
+ * candidates, <commit>@<host>..., ~T left".
+ */
+static void status_line(struct sess *s)
+{
+	FILE *f = s->cfg->progress;
+	int steps_left = 0;
+	double per_run, eta;
+	size_t i;
+
+	if (!f || !s->cfg->tty)
+		return;
+	sbuf_reset(&s->line);
+	if (s->b_ready) {
+		steps_left =
+			rb_bisect_estimate_steps(rb_bisect_candidates(&s->b));
+		sbuf_addf(&s->line, "step %u of about %u, %u candidates",
+			  s->rounds, s->rounds + (unsigned)steps_left,
+			  rb_bisect_candidates(&s->b));
+	} else {
+		sbuf_addstr(&s->line, "measuring the endpoints");
+	}
+	for (i = 0; i < (size_t)s->cfg->nr_hosts; i++)
+		if (s->hosts[i].busy)
+			sbuf_addf(&s->line, ", %.10s@%s", s->hosts[i].commit,
+				  s->cfg->hosts[i]);
+	per_run = s->runs_seen ? s->run_time / s->runs_seen : 0;
+	eta = per_run * s->pol.max_runs / 4.0 * (steps_left + 1) /
+	      RB_MAX(1, s->cfg->nr_hosts);
+	if (per_run > 0)
+		sbuf_addf(&s->line, ", ~%.0f min left", ceil(eta / 60));
+	fprintf(f, "%s", s->line.buf);
+	fflush(f);
+}
+
+/* --- samples ---------------------------------------------------------- */
+
+static int host_id(struct sess *s, const char *name)
+{
+	long i;
+
+	for (i = 0; i < s->cfg->nr_hosts; i++)
+		if (!strcmp(s->cfg->hosts[i], name))
+			return (int)i;
+	i = svec_find(&s->extra_hosts, name);
+	if (i < 0) {
+		svec_push(&s->extra_hosts, name);
+		i = (long)s->extra_hosts.nr - 1;
+	}
+	return RB_MIN(s->cfg->nr_hosts + (int)i, MAX_STAT_HOSTS - 1);
+}
+
+/*
+ * The stored runs of commit in this bisection: value, host id, and the run
+ * id as the time axis. With after >= 0 only the runs after that run id on
+ * host `only` (the confirmation's interleaved runs).
+ */
+static int load_set(struct sess *s, const char *commit, struct stats_set *out,
+		    int64_t after, int only)
+{
+	struct run_sample *v;
+	size_t n, i;
+
+	stats_set_release(out);
+	if (store_bisection_samples(s->cfg->st, s->cfg->bisection_id, commit,
+				    s->cfg->metric, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int h = host_id(s, v[i].host);
+
+		if (after >= 0 && (v[i].run_id <= after || h != only))
+			continue;
+		stats_set_add_run(out, v[i].value, h, (double)v[i].run_id);
+	}
+	run_samples_free(v, n);
+	return 0;
+}
+
+static size_t count_on(const struct stats_set *set, int host)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->nr; i++)
+		if (!set->host || set->host[i] == host)
+			n++;
+	return n;
+}
+
+/* --- running ---------------------------------------------------------- */
+
+static int start(struct sess *s, int h, const char *commit, enum role role,
+		 int probe)
+{
+	struct host_state *hs = &s->hosts[h];
+
+	if (s->cfg->exec->start(s->cfg->exec->data, h, commit) < 0)
+		return -1;
+	hs->busy = true;
+	hs->role = role;
+	hs->probe = probe;
+	snprintf(hs->commit, sizeof(hs->commit), "%s", commit);
+	status_line(s);
+	return 0;
+}
+
+/*
+ * Wait for one run. Infrastructure failures are counted per host and
+ * paused on; after MAX_INFRA in a row the robot gives up (-1), the
+ * bisection stays resumable.
+ */
+static int wait_one(struct sess *s, struct session_result *res)
+{
+	struct host_state *hs;
+	double t = now(s);
+
+	if (s->cfg->exec->wait(s->cfg->exec->data, res) < 0)
+		return -1;
+	hs = &s->hosts[res->host];
+	hs->busy = false;
+	if (res->outcome == SESSION_RUN_INFRA) {
+		hs->infra++;
+		event(s, "%s: infrastructure failure at %.12s (%d of %d): %s",
+		      s->cfg->hosts[res->host], res->commit, hs->infra,
+		      MAX_INFRA, res->why);
+		if (hs->infra >= MAX_INFRA)
+			return rb_error("giving up on host '%s' after %d "
+					"infrastructure failures in a row: %s",
+					s->cfg->hosts[res->host], hs->infra,
+					res->why);
+		if (s->cfg->exec->pause)
+			s->cfg->exec->pause(s->cfg->exec->data,
+					    (double)(2 << (hs->infra - 1)));
+		return 0;
+	}
+	hs->infra = 0;
+	if (res->outcome == SESSION_RUN_OK) {
+		s->runs_seen++;
+		s->run_time += RB_MAX(0, now(s) - t);
+	}
+	return 0;
+}
+
+static int step(struct sess *s, const char *kind, const char *commit,
+		const char *host, const char *verdict, const char *detail)
+{
+	return store_bisection_step_add(s->cfg->st, s->cfg->bisection_id, kind,
+					commit, host, verdict, detail);
+}
+
+/* --- endpoints -------------------------------------------------------- */
+
+/*
+ * Measure the anchors until the power check decides. Every idle host runs
+ * the anchor it has fewer runs of (good first), so each host gets both.
+ */
+static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT;
+	struct stats_power pw;
+	struct session_result res;
+	struct sbuf detail = SBUF_INIT;
+	int h, ret = -1;
+
+	for (;;) {
+		bool busy = false;
+
+		if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+		    load_set(s, s->bad_hex, &bad, -1, 0) < 0)
+			goto out;
+		sbuf_reset(why);
+		if (good.nr >= 2 && bad.nr >= 2) {
+			if (stats_power_check(&s->pol, &good, &bad, &pw, why) <
+			    0)
+				goto out;
+			if (pw.verdict != STATS_ENDPOINT_NEED_MORE)
+				break;
+		}
+		for (h = 0; h < s->cfg->nr_hosts; h++) {
+			struct host_state *hs = &s->hosts[h];
+			size_t ng = count_on(&good, h), nb = count_on(&bad, h);
+			bool g;
+
+			if (hs->busy) {
+				busy = true;
+				continue;
+			}
+			/* pairs (g b b g g b b ...): alternation against
+			 * drift, half the boots of g b g b */
+			if (hs->role == ROLE_GOOD && ng < nb + 1)
+				g = true;
+			else if (hs->role == ROLE_BAD && nb < ng + 1)
+				g = false;
+			else
+				g = ng <= nb;
+			if (start(s, h, g ? s->good_hex : s->bad_hex,
+				  g ? ROLE_GOOD : ROLE_BAD, -1) < 0)
+				goto out;
+			busy = true;
+		}
+		if (!busy)
+			break;
+		if (wait_one(s, &res) < 0)
+			goto out;
+		if (res.outcome == SESSION_RUN_SKIP ||
+		    res.outcome == SESSION_RUN_FAILED) {
+			rb_error("the %s commit %.12s cannot be measured: %s",
+				 strcmp(res.commit, s->good_hex) ? "bad" :
+								   "good",
+				 res.commit, res.why);
+			goto out;
+		}
+	}
+	/* let the runs still going end; they count on resume anyway */
+	for (h = 0; h < s->cfg->nr_hosts; h++)
+		while (s->hosts[h].busy)
+			if (wait_one(s, &res) < 0)
+				goto out;
+	*reproduced = pw.verdict == STATS_REPRODUCED;
+	if (s->pol.direction == 0)
+		s->pol.direction = pw.direction;
+	sbuf_addf(&detail,
+		  "{\"good_mean\": %.17g, \"bad_mean\": %.17g, "
+		  "\"change_pct\": %.6g, \"p\": %.6g, \"good_runs\": %zu, "
+		  "\"bad_runs\": %zu, \"direction\": %d, "
+		  "\"runs_per_step\": %.3g}",
+		  pw.good_mean, pw.bad_mean, pw.change_pct, pw.p, good.nr,
+		  bad.nr, pw.direction, pw.runs_per_step);
+	if (step(s, "endpoint", NULL, NULL,
+		 *reproduced ? "reproduced" : "not-reproduced", detail.buf) < 0)
+		goto out;
+	event(s, "%s: %s", s->cfg->metric, why->buf);
+	ret = 0;
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	sbuf_release(&detail);
+	return ret;
+}
+
+/* --- rounds ----------------------------------------------------------- */
+
+static const char *vname(enum stats_verdict v)
+{
+	return stats_verdict_name(v);
+}
+
+/*
+ * Decide what probe p needs next; sets p->done when its verdict is in. A
+ * decided verdict is appended to the steps here, before anyone acts on it.
+ */
+static int evaluate(struct sess *s, struct probe *p)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 cand = STATS_SET_INIT;
+	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
+	int ret = -1;
+
+	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+	    load_set(s, p->hex, &cand, -1, 0) < 0)
+		goto out;
+	if (stats_step_verdict(&s->pol, &good, &bad, &cand, &p->step, &why) < 0)
+		goto out;
+	if (p->step.trend != 0)
+		s->drift_seen = true;
+	switch (p->step.verdict) {
+	case STATS_NEED_MORE:
+		p->anchor_due = p->step.more_anchor_runs * 2;
+		p->anchor_good = p->step.more_anchor_runs;
+		ret = 0;
+		goto out;
+	case STATS_GOOD:
+		p->verdict = RB_GOOD;
+		break;
+	case STATS_BAD:
+		p->verdict = RB_BAD;
+		break;
+	case STATS_WEAK:
+		/* undecided at the cap: a neighbour is tested instead */
+		p->verdict = RB_SKIP;
+		break;
+	}
+	snprintf(p->verdict_name, sizeof(p->verdict_name), "%s",
+		 p->step.verdict == STATS_WEAK ? "weak" :
+						 vname(p->step.verdict));
+	sbuf_addf(&detail,
+		  "{\"mean\": %.17g, \"runs\": %zu, \"threshold\": %.17g, "
+		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
+		  "\"lean\": \"%s\", \"why\": \"",
+		  p->step.cand_mean, p->step.runs, p->step.threshold,
+		  p->step.llr, p->step.bound, p->step.noise_sd,
+		  vname(p->step.lean));
+	{
+		const char *c;
+
+		for (c = why.buf; *c; c++)
+			if (*c == '"' || *c == '\\')
+				sbuf_addf(&detail, "\\%c", *c);
+			else if ((unsigned char)*c >= 0x20)
+				sbuf_addch(&detail, *c);
+	}
+	sbuf_addstr(&detail, "\"}");
+	if (step(s, "verdict", p->hex, s->cfg->hosts[p->host], p->verdict_name,
+		 detail.buf) < 0)
+		goto out;
+	if (p->verdict != RB_SKIP)
+		s->decided++;
+	p->done = true;
+	event(s, "%.12s is %s (%s)", p->hex, p->verdict_name, why.buf);
+	ret = 0;
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&cand);
+	sbuf_release(&why);
+	sbuf_release(&detail);
+	return ret;
+}
+
+/*
+ * Give probe p's host its next run. Anchor runs come in two batches, good
+ * then bad, and the candidate's runs in one: a host boots only when the
+ * commit changes, and on real boxes a boot costs more than a run.
+ */
+static int dispatch(struct sess *s, struct probe *p)
+{
+	if (p->anchor_due) {
+		bool g = p->anchor_good > 0;
+
+		if (g)
+			p->anchor_good--;
+		p->anchor_due--;
+		return start(s, p->host, g ? s->good_hex : s->bad_hex,
+			     g ? ROLE_GOOD : ROLE_BAD, (int)(p - s->probes));
+	}
+	return start(s, p->host, p->hex, ROLE_CAND, (int)(p - s->probes));
+}
+
+static int mark(struct sess *s, const char *hex, enum rb_verdict v)
+{
+	uint8_t oid[RB_OID_RAWSZ];
+	uint32_t node;
+
+	if (rb_oid_from_hex(oid, hex) < 0)
+		return rb_error("bad sha '%s' in the bisection's steps", hex);
+	node = rb_graph_find(&s->g, oid);
+	if (node == RB_NODE_NONE)
+		return 0; /* not in this graph (a parent outside the range) */
+	return rb_bisect_mark(&s->b, node, v);
+}
+
+/* Test the picks of one round, one host each, and apply the verdicts. */
+static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
+{
+	struct session_result res;
+	struct sbuf detail = SBUF_INIT;
+	uint32_t i;
+	int ret = -1;
+
+	s->nr_probes = n;
+	sbuf_addch(&detail, '[');
+	for (i = 0; i < n; i++) {
+		struct probe *p = &s->probes[i];
+
+		memset(p, 0, sizeof(*p));
+		p->node = picks[i];
+		p->host = (int)i;
+		rb_oid_hex(s->g.oid[picks[i]], p->hex);
+		sbuf_addf(&detail, "%s\"%s\"", i ? ", " : "", p->hex);
+	}
+	sbuf_addch(&detail, ']');
+	s->rounds++;
+	if (step(s, "round", NULL, NULL, NULL, detail.buf) < 0)
+		goto out;
+	for (;;) {
+		bool busy = false;
+
+		for (i = 0; i < n; i++) {
+			struct probe *p = &s->probes[i];
+
+			if (p->done || s->hosts[p->host].busy)
+				continue;
+			if (!p->anchor_due && evaluate(s, p) < 0)
+				goto out;
+			if (p->done)
+				continue;
+			if (dispatch(s, p) < 0)
+				goto out;
+		}
+		for (i = 0; i < (uint32_t)s->cfg->nr_hosts; i++)
+			busy |= s->hosts[i].busy;
+		if (!busy)
+			break;
+		if (wait_one(s, &res) < 0)
+			goto out;
+		if (res.outcome == SESSION_RUN_SKIP ||
+		    res.outcome == SESSION_RUN_FAILED) {
+			struct probe *p = &s->probes[s->hosts[res.host].probe];
+			char *d;
+
+			if (s->hosts[res.host].role != ROLE_CAND) {
+				rb_error("the %s anchor %.12s cannot be "
+					 "measured any more: %s",
+					 s->hosts[res.host].role == ROLE_GOOD ?
+						 "good" :
+						 "bad",
+					 res.commit, res.why);
+				goto out;
+			}
+			p->done = true;
+			p->verdict = RB_SKIP;
+			snprintf(p->verdict_name, sizeof(p->verdict_name),
+				 "skip");
+			d = xstrfmt("{\"why\": \"%s\"}",
+				    res.outcome == SESSION_RUN_SKIP ?
+					    "cannot be built or booted" :
+					    "the payload fails on it");
+			if (step(s, "verdict", p->hex, s->cfg->hosts[res.host],
+				 "skip", d) < 0) {
+				free(d);
+				goto out;
+			}
+			free(d);
+			event(s, "%.12s is skipped: %s", p->hex, res.why);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (mark(s, s->probes[i].hex, s->probes[i].verdict) < 0)
+			goto out;
+	ret = 0;
+out:
+	sbuf_release(&detail);
+	return ret;
+}
+
+/* --- replay ----------------------------------------------------------- */
+
+static int load_graph(struct sess *s)
+{
+	if (s->b_ready) {
+		rb_bisect_release(&s->b);
+		rb_graph_release(&s->g);
+		s->b_ready = false;
+	}
+	rb_graph_init(&s->g);
+	if (rb_repo_load_bisect(s->cfg->repo, s->cfg->bad, s->cfg->goods,
+				s->cfg->nr_goods,
+				s->cfg->first_parent ? RB_FIND_FIRST_PARENT : 0,
+				&s->g, &s->b) < 0)
+		return -1;
+	s->b_ready = true;
+	return 0;
+}
+
+static enum rb_verdict parse_verdict(const char *v)
+{
+	if (!strcmp(v, "good"))
+		return RB_GOOD;
+	if (!strcmp(v, "bad"))
+		return RB_BAD;
+	return RB_SKIP;
+}
+
+/* Is commit named in the "drop" list of an unconfirmed step? */
+static bool dropped_by(const struct bisection_step_rec *u, const char *hex)
+{
+	return u->detail && strstr(u->detail, hex);
+}
+
+/*
+ * Rebuild the state from the recorded steps: the endpoint verdict, every
+ * verdict not dropped by a later unconfirmed culprit, the rounds and the
+ * attempts. Returns 1 when the endpoint check was recorded.
+ */
+static int replay(struct sess *s, bool *reproduced)
+{
+	struct bisection_step_rec *st;
+	size_t n, i, j;
+	int have_endpoint = 0;
+
+	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
+	    0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(st[i].kind, "endpoint")) {
+			have_endpoint = 1;
+			*reproduced = st[i].verdict &&
+				      !strcmp(st[i].verdict, "reproduced");
+			if (st[i].detail) {
+				const char *d =
+					strstr(st[i].detail, "\"direction\": ");
+
+				if (d && s->pol.direction == 0)
+					s->pol.direction =
+						(int)strtol(d + 13, NULL, 10);
+			}
+		} else if (!strcmp(st[i].kind, "round")) {
+			s->rounds++;
+		} else if (!strcmp(st[i].kind, "unconfirmed")) {
+			s->attempts++;
+		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
+			bool drop = false;
+			enum rb_verdict v = parse_verdict(st[i].verdict);
+
+			for (j = i + 1; j < n && !drop; j++)
+				drop = !strcmp(st[j].kind, "unconfirmed") &&
+				       dropped_by(&st[j], st[i].commit);
+			if (drop)
+				continue;
+			if (mark(s, st[i].commit, v) < 0) {
+				bisection_steps_free(st, n);
+				return -1;
+			}
+			if (v != RB_SKIP)
+				s->decided++;
+		}
+	}
+	bisection_steps_free(st, n);
+	return have_endpoint;
+}
+
+/* --- confirmation ----------------------------------------------------- */
+
+/*
+ * Interleave the parents and the culprit on one host (with the anchors
+ * around them when the steps saw drift), then ask regression detection,
+ * parent against culprit, for every parent. *confirmed, and the numbers in
+ * detail (JSON) and why.
+ */
+static int confirm(struct sess *s, const char *culprit,
+		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
+		   bool *confirmed, double *p_max, struct sbuf *detail,
+		   struct sbuf *why)
+{
+	struct bisection_step_rec *st;
+	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
+	struct stats_detect_opts o;
+	struct stats_detection d;
+	struct session_result res;
+	const char *order[8];
+	size_t n, i, k, cycle_len = 0;
+	int64_t after = -1;
+	int host = 0, ret = -1;
+
+	*confirmed = false;
+	*p_max = 1;
+	/* where the interleaved runs start (recorded once, found on resume) */
+	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
+	    0)
+		return -1;
+	for (i = n; i-- > 0;) {
+		if (!strcmp(st[i].kind, "unconfirmed"))
+			break;
+		if (!strcmp(st[i].kind, "confirm-start") && st[i].commit &&
+		    !strcmp(st[i].commit, culprit) && st[i].detail) {
+			const char *a = strstr(st[i].detail, "\"after_run\": ");
+
+			if (a)
+				after = strtoll(a + 13, NULL, 10);
+		}
+	}
+	bisection_steps_free(st, n);
+	if (after < 0) {
+		char *det;
+
+		/* run ids only grow: every run from here on is newer */
+		after = store_last_run_id(s->cfg->st);
+		det = xstrfmt("{\"after_run\": %lld}", (long long)after);
+		if (step(s, "confirm-start", culprit, s->cfg->hosts[host], NULL,
+			 det) < 0) {
+			free(det);
+			return -1;
+		}
+		free(det);
+	}
+	if (s->drift_seen)
+		order[cycle_len++] = s->good_hex;
+	for (k = 0; k < np && cycle_len < 6; k++)
+		order[cycle_len++] = parents[k];
+	order[cycle_len++] = culprit;
+	if (s->drift_seen)
+		order[cycle_len++] = s->bad_hex;
+	event(s, "confirming %.12s against its parent%s on %s", culprit,
+	      np > 1 ? "s" : "", s->cfg->hosts[host]);
+	stats_detect_opts_init(&o);
+	o.direction = s->pol.direction;
+	o.alpha = stats_policy_step_alpha(&s->pol);
+	for (;;) {
+		size_t min_runs = SIZE_MAX;
+
+		/* rounds complete so far: the fewest runs of any member */
+		for (k = 0; k < cycle_len; k++) {
+			if (load_set(s, order[k], &ps, after, host) < 0)
+				goto out;
+			min_runs = RB_MIN(min_runs, ps.nr);
+		}
+		if (min_runs >= CONFIRM_MIN) {
+			bool all = true;
+
+			*p_max = 0;
+			sbuf_reset(detail);
+			sbuf_reset(why);
+			sbuf_addch(detail, '[');
+			if (load_set(s, culprit, &cs, after, host) < 0)
+				goto out;
+			for (k = 0; k < np; k++) {
+				if (load_set(s, parents[k], &ps, after, host) <
+					    0 ||
+				    stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr,
+						 &d, why) < 0)
+					goto out;
+				all &= d.regression;
+				*p_max = RB_MAX(*p_max, d.p);
+				sbuf_addf(detail,
+					  "%s{\"parent\": \"%s\", "
+					  "\"parent_mean\": %.17g, "
+					  "\"culprit_mean\": %.17g, "
+					  "\"change_pct\": %.6g, \"p\": %.6g, "
+					  "\"parent_runs\": %zu, "
+					  "\"culprit_runs\": %zu}",
+					  k ? ", " : "", parents[k],
+					  d.base_mean, d.new_mean, d.change_pct,
+					  d.p, ps.nr, cs.nr);
+			}
+			sbuf_addch(detail, ']');
+			if (all || min_runs >= CONFIRM_MAX) {
+				*confirmed = all;
+				break;
+			}
+		}
+		/* one more interleaved round: what each member lacks */
+		for (k = 0; k < cycle_len; k++) {
+			if (load_set(s, order[k], &ps, after, host) < 0)
+				goto out;
+			if (ps.nr > min_runs)
+				continue;
+			if (start(s, host, order[k], ROLE_CAND, -1) < 0)
+				goto out;
+			if (wait_one(s, &res) < 0)
+				goto out;
+			if (res.outcome == SESSION_RUN_SKIP ||
+			    res.outcome == SESSION_RUN_FAILED) {
+				rb_error("%.12s cannot be measured for the "
+					 "confirmation: %s",
+					 res.commit, res.why);
+				goto out;
+			}
+		}
+	}
+	ret = 0;
+out:
+	stats_set_release(&cs);
+	stats_set_release(&ps);
+	return ret;
+}
+
+/* --- the session ------------------------------------------------------ */
+
+/* The metric value the steps were held to, for the result. */
+static void final_threshold(struct sess *s, struct session_outcome_info *out)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT;
+	struct stats_power pw;
+
+	out->threshold = s->pol.threshold;
+	if (s->pol.threshold_kind == STATS_THRESHOLD_VALUE ||
+	    load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 || good.nr < 2 ||
+	    bad.nr < 2 ||
+	    stats_power_check(&s->pol, &good, &bad, &pw, NULL) < 0)
+		goto out;
+	if (s->pol.threshold_kind == STATS_THRESHOLD_MIDPOINT)
+		out->threshold = (pw.good_mean + pw.bad_mean) / 2;
+	else
+		out->threshold =
+			pw.good_mean *
+			(1 - s->pol.direction * s->pol.threshold / 100);
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+}
+
+static void set_list(char (**out)[RB_OID_HEXSZ + 1], size_t *n,
+		     const struct rb_graph *g, const uint32_t *nodes,
+		     uint32_t nr)
+{
+	uint32_t i;
+
+	*out = xcalloc(nr ? nr : 1, sizeof(**out));
+	for (i = 0; i < nr; i++)
+		rb_oid_hex(g->oid[nodes[i]], (*out)[i]);
+	*n = nr;
+}
+
+static int finish(struct sess *s, struct session_outcome_info *out,
+		  enum session_status st)
+{
+	out->status = st;
+	out->direction = s->pol.direction;
+	return step(s, "finish", NULL, NULL, session_status_name(st), NULL);
+}
+
+int session_run(const struct session_config *cfg,
+		struct session_outcome_info *out)
+{
+	struct sess s;
+	struct rb_bisect_step bs = RB_BISECT_STEP_INIT;
+	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
+	uint32_t *picks = NULL;
+	bool reproduced = false;
+	int r, ret = -1, k;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.pol = cfg->policy;
+	svec_init(&s.extra_hosts);
+	sbuf_init(&s.line, 0);
+	s.hosts = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.hosts));
+	for (k = 0; k < cfg->nr_hosts; k++) {
+		s.hosts[k].probe = -1;
+		s.hosts[k].next_good = true;
+	}
+	s.probes = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.probes));
+	picks = xcalloc((size_t)cfg->nr_hosts, sizeof(*picks));
+	s.t0 = now(&s);
+	rb_oid_hex(cfg->bad, s.bad_hex);
+	rb_oid_hex(cfg->goods[0], s.good_hex);
+	if (load_graph(&s) < 0)
+		goto out;
+	/* the error budget is split over the steps this range needs */
+	s.pol.expected_steps =
+		(unsigned)rb_bisect_estimate_steps(rb_bisect_candidates(&s.b)) +
+		2;
+	r = replay(&s, &reproduced);
+	if (r < 0)
+		goto out;
+	if (!r) {
+		if (endpoints(&s, &reproduced, &why) < 0)
+			goto out;
+	}
+	if (!reproduced) {
+		snprintf(out->message, sizeof(out->message),
+			 "not reproduced: %s %s", cfg->metric,
+			 why.len ? why.buf : "(see the endpoint step)");
+		ret = finish(&s, out, SESSION_NOT_REPRODUCED);
+		goto out;
+	}
+	for (;;) {
+		uint32_t n;
+
+		rb_bisect_step_release(&bs);
+		rb_bisect_next(&s.b, &bs);
+		switch (bs.status) {
+		case RB_BISECT_CONTINUE:
+			break;
+		case RB_BISECT_FOUND: {
+			char(*parents)[RB_OID_HEXSZ + 1] = NULL;
+			uint8_t(*poids)[RB_OID_RAWSZ] = NULL;
+			size_t np = 0, i;
+			bool ok;
+			double pmax;
+
+			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
+			if (rb_repo_parents(cfg->repo, s.g.oid[bs.pick], &poids,
+					    &np) < 0)
+				goto out;
+			if (cfg->first_parent && np > 1)
+				np = 1;
+			parents = xcalloc(np ? np : 1, sizeof(*parents));
+			for (i = 0; i < np; i++)
+				rb_oid_hex(poids[i], parents[i]);
+			free(poids);
+			out->parents = parents;
+			out->parents_nr = np;
+			if (!np) {
+				/* a root commit: nothing to compare with */
+				ok = true;
+				pmax = 0;
+			} else if (confirm(&s, out->culprit, parents, np, &ok,
+					   &pmax, &detail, &why) < 0) {
+				goto out;
+			}
+			if (ok) {
+				if (step(&s, "confirmed", out->culprit, NULL,
+					 NULL, detail.buf) < 0)
+					goto out;
+				out->confidence =
+					1 -
+					RB_MIN(1,
+					       s.decided * stats_policy_step_alpha(
+								   &s.pol) +
+						       pmax);
+				snprintf(out->message, sizeof(out->message),
+					 "confirmed: %s", why.buf);
+				event(&s, "%.12s confirmed: %s", out->culprit,
+				      why.buf);
+				ret = finish(&s, out, SESSION_FOUND);
+				goto out;
+			}
+			event(&s, "%.12s did not confirm: %s", out->culprit,
+			      why.buf);
+			s.attempts++;
+			{
+				struct sbuf drop = SBUF_INIT;
+
+				sbuf_addf(&drop, "{\"drop\": [\"%s\"",
+					  out->culprit);
+				for (i = 0; i < np; i++)
+					sbuf_addf(&drop, ", \"%s\"",
+						  parents[i]);
+				sbuf_addf(&drop, "], \"numbers\": %s}",
+					  detail.len ? detail.buf : "null");
+				r = step(&s, "unconfirmed", out->culprit, NULL,
+					 NULL, drop.buf);
+				sbuf_release(&drop);
+				if (r < 0)
+					goto out;
+			}
+			session_outcome_release(out);
+			if (s.attempts > CONFIRM_ATTEMPTS) {
+				snprintf(out->message, sizeof(out->message),
+					 "%.12s looked like the first bad "
+					 "commit %u times but did not confirm "
+					 "against its parent: %s",
+					 out->culprit, s.attempts, why.buf);
+				ret = finish(&s, out, SESSION_INCONCLUSIVE);
+				goto out;
+			}
+			/* back into the range, without the dropped verdicts */
+			s.decided = 0;
+			s.rounds = 0;
+			s.attempts = 0;
+			if (load_graph(&s) < 0 || replay(&s, &reproduced) < 0)
+				goto out;
+			continue;
+		}
+		case RB_BISECT_ONLY_SKIPPED:
+			set_list(&out->list, &out->list_nr, &s.g, bs.list,
+				 bs.list_nr);
+			snprintf(out->message, sizeof(out->message),
+				 "There are only 'skip'ped commits left to "
+				 "test.");
+			ret = finish(&s, out, SESSION_ONLY_SKIPPED);
+			goto out;
+		case RB_BISECT_MERGE_BASE_BAD:
+			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
+			snprintf(out->message, sizeof(out->message),
+				 "The merge base %s is bad. This means the "
+				 "regression was fixed between %s and the good "
+				 "commit(s), or good and bad are swapped.",
+				 out->culprit, out->culprit);
+			out->culprit[0] = '\0';
+			ret = finish(&s, out, SESSION_INCONCLUSIVE);
+			goto out;
+		case RB_BISECT_SWAPPED:
+			snprintf(out->message, sizeof(out->message),
+				 "Some good commits are not ancestors of the "
+				 "bad one, and the bad one is an ancestor of a "
+				 "good one: good and bad are probably "
+				 "swapped.");
+			ret = finish(&s, out, SESSION_INCONCLUSIVE);
+			goto out;
+		case RB_BISECT_EMPTY:
+			snprintf(out->message, sizeof(out->message),
+				 "No candidate is left: the verdicts "
+				 "contradict one first bad commit (the "
+				 "regression may come and go).");
+			ret = finish(&s, out, SESSION_INCONCLUSIVE);
+			goto out;
+		}
+		if (bs.is_merge_base || cfg->nr_hosts == 1) {
+			picks[0] = bs.pick;
+			n = 1;
+		} else {
+			n = rb_bisect_picks(&s.b, (uint32_t)cfg->nr_hosts,
+					    picks);
+			if (!n) {
+				picks[0] = bs.pick;
+				n = 1;
+			}
+		}
+		event(&s,
+		      "round %u: %u candidates, about %d steps left; "
+		      "testing %u commit%s%s",
+		      s.rounds + 1, bs.nr, bs.steps, n, n == 1 ? "" : "s",
+		      bs.is_merge_base ? " (a merge base)" : "");
+		if (run_round(&s, picks, n) < 0)
+			goto out;
+	}
+out:
+	if (s.cfg->progress && s.cfg->tty) {
+		fputs("\r\033[K", s.cfg->progress);
+		fflush(s.cfg->progress);
+	}
+	if (ret == 0)
+		final_threshold(&s, out);
+	rb_bisect_step_release(&bs);
+	if (s.b_ready) {
+		rb_bisect_release(&s.b);
+		rb_graph_release(&s.g);
+	}
+	free(s.hosts);
+	free(s.probes);
+	free(picks);
+	svec_clear(&s.extra_hosts);
+	sbuf_release(&s.line);
+	sbuf_release(&why);
+	sbuf_release(&detail);
+	if (ret < 0)
+		session_outcome_release(out);
+	return ret;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_SESSION_H
+#define ROBOT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bisect.h"
+#include "stats.h"
+
+struct store;
+struct rb_repo;
+struct sbuf;
+
+/*
+ * A bisection from a good and a bad commit to a confirmed culprit: the
+ * robot's main job (`robot bisect`).
+ *
+ *   endpoints      the good anchor (the first good commit) and the bad one
+ *                  are measured alternately until the power check says the
+ *                  regression reproduces (or does not: "not-reproduced")
+ *   rounds         the picks of bisect.c, one per host (k-way when there are
+ *                  several), each measured on its host one run at a time
+ *                  until the step verdict of stats.c decides (anchor runs on
+ *                  that host when it asks for them); build/boot exit 125
+ *                  and a payload that cannot run are skips, a verdict left
+ *                  weak at the run cap is a skip too (git moves to a
+ *                  neighbour); the round's verdicts are then applied
+ *   confirmation   the culprit and its parent(s) interleaved on one host
+ *                  (parent, culprit, parent, ...), with the anchors when the
+ *                  steps saw drift; a culprit that does not confirm sends
+ *                  the bisection back into the range without its verdicts,
+ *                  twice at most, then "inconclusive"
+ *
+ * Crash safety: every run is in the store (tagged with the bisection)
+ * before the session reads it back, and every decision is appended to the
+ * bisection's steps before it is acted on. Starting a session on an
+ * existing bisection replays its steps over the same graph and reads the
+ * stored samples, so nothing measured is measured again and the decisions
+ * come out the same.
+ *
+ * The session is single-threaded and deterministic for a given order of
+ * finished runs. It runs payloads through `struct session_exec` (the real
+ * one is robot/session-exec.c: a worker thread per host with the runner;
+ * tests use fakes), which must store each run (store_run_start/finish with
+ * the bisection tagged) before wait() reports it.
+ */
+
+enum session_outcome {
+	SESSION_RUN_OK, /* the run and its samples are in the store */
+	SESSION_RUN_SKIP, /* build or boot exited 125: untestable commit */
+	SESSION_RUN_FAILED, /* the payload ran and failed on this kernel */
+	SESSION_RUN_INFRA, /* could not tell: retried, never a verdict */
+};
+
+struct session_result {
+	int host;
+	char commit[RB_OID_HEXSZ + 1];
+	enum session_outcome outcome;
+	int64_t run_id; /* SESSION_RUN_OK */
+	char why[512];
+};
+
+struct session_exec {
+	void *data;
+	/* Start one payload run of commit on (idle) host h, building and
+	 * booting first when needed. 0, or -1 when the robot failed. */
+	int (*start)(void *data, int h, const char *commit);
+	/* Wait for one started run to end. 0 or -1. */
+	int (*wait)(void *data, struct session_result *res);
+	/* Seconds, any origin (progress and the time estimate). */
+	double (*now)(void *data);
+	/* Pause before retrying after an infrastructure failure. */
+	void (*pause)(void *data, double seconds);
+};
+
+struct session_config {
+	struct store *st;
+	struct rb_repo *repo;
+	const struct session_exec *exec;
+	int64_t bisection_id; /* created (or found) by the caller */
+	const char *const *hosts; /* names, index = host id */
+	int nr_hosts;
+	const char *metric;
+	uint8_t bad[RB_OID_RAWSZ];
+	const uint8_t (*goods)[RB_OID_RAWSZ];
+	size_t nr_goods;
+	bool first_parent;
+	struct stats_policy policy; /* threshold and direction set */
+	/* progress: event lines to this stream (NULL: none); a status line
+	 * too when tty */
+	FILE *progress;
+	bool tty;
+};
+
+enum session_status {
+	SESSION_FOUND,
+	SESSION_NOT_REPRODUCED,
+	SESSION_ONLY_SKIPPED,
+	SESSION_INCONCLUSIVE,
+};
+const char *session_status_name(enum session_status s);
+
+struct session_outcome_info {
+	enum session_status status;
+	char culprit[RB_OID_HEXSZ + 1];
+	char (*list)[RB_OID_HEXSZ + 1]; /* only-skipped: git's list */
+	size_t list_nr;
+	char (*parents)[RB_OID_HEXSZ + 1];
+	size_t parents_nr;
+	int direction;
+	double threshold; /* the metric's value the steps were held to */
+	double confidence; /* 1 - the error probability spent (union bound) */
+	char message[1024]; /* one paragraph for the user */
+};
+void session_outcome_release(struct session_outcome_info *o);
+
+/*
+ * Run (or resume) the bisection to its end. 0 with *out filled, or -1 when
+ * the robot itself failed (store, repository, infrastructure that never came
+ * back): the bisection stays resumable.
+ */
+int session_run(const struct session_config *cfg,
+		struct session_outcome_info *out);
+
+/*
+ * Parse --threshold: "VALUE" (the metric's value), "-N%" (a drop of N% from
+ * good is a regression: higher is better) or "+N%" (a rise: lower is
+ * better); NULL or "" the midpoint of the anchors. Sets the policy's
+ * threshold and, for percentages, its direction. 0 or -1.
+ */
+int session_parse_threshold(struct stats_policy *p, const char *text);
+
+#endif
