@@ -289,8 +289,10 @@ void bisection_print_result(FILE *f, const char *json)
 	} else if (!strcmp(status, "only-skipped")) {
 		fprintf(f, "There are only 'skip'ped commits left to test.\n"
 			   "The first bad commit could be any of:\n");
-		json_array_foreach(json_object_get(root, "only_skipped"), i, v)
-			fprintf(f, "%s\n", json_string_value(v));
+		v = json_object_get(root, "only_skipped");
+		for (i = 0; i < json_array_size(v); i++)
+			fprintf(f, "%s\n",
+				json_string_value(json_array_get(v, i)));
 		fprintf(f, "We cannot bisect more!\n");
 	} else {
 		fprintf(f, "%s: %s\n", status, jstr(root, "message"));
