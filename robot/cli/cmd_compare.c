@@ -9,11 +9,16 @@
  * stats.json each.
  *
  * NEEDSWORK: the store-backed form `robot compare --lab LAB --job JOB
- * REV_A REV_B [REV...]` (resolve the revisions with libgit2, read the
- * runs' samples of the job's result key from the SQLite store, titles
- * from the commits' subjects) waits for the store's read API for whole
- * matrices and for the job/lab loaders; until then it fails with a clear
- * message instead of guessing.
+ * REV_A REV_B [REV...]` is not written yet. Its parts exist on main now:
+ * ctx_open (lab, job, repository), rb_repo_resolve and the commits'
+ * subjects for the titles, runner_key's naming of a run key, and the
+ * runner's lkp result tree (results/<testcase>/<path_params>/<host>/
+ * <rootfs>/<kconfig>/<compiler>/<commit>/, whose commit directories this
+ * command already reads). What is missing: a store query for the whole
+ * matrix of a run key over its OK runs (store_samples reads one stat),
+ * so that failed and interrupted runs are left out as the store knows
+ * them, and a way to get the kconfig/rootfs names without a runner.
+ * Until then it fails with a clear message instead of guessing.
  */
 #include "../robot.h"
 #include "../cmp-load.h"
