@@ -135,6 +135,25 @@ $(BENCH_BIN): $(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(HDRS) Makefile
 	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -o $@ $< $(CORE_OBJ) $(LDFLAGS) \
 		$(LDLIBS_ALL)
 
+# A whole bisection on the toy kernel (tests/lib/toy-kernel.sh): a generated
+# repository whose "kernel" is a library preloaded into stress-ng, one
+# commit in it slows the mapping path down. A minute or two.
+DEMO_QUICK := build/demo-quick
+demo-quick: deps
+	@$(MAKE) --no-print-directory bin/robot
+	rm -rf $(DEMO_QUICK) && mkdir -p $(DEMO_QUICK)
+	scripts/toy-kernel --seed 1 --commits 120 --break random \
+		--info $(DEMO_QUICK)/toy.info $(DEMO_QUICK)/toy
+	TOP=$(CURDIR) sh -c '. tests/lib/toy-kernel.sh && toy_lab "$$@"' sh \
+		$(DEMO_QUICK)/lab.yaml 1 $(CURDIR)/$(DEMO_QUICK)/toy \
+		$(CURDIR)/$(DEMO_QUICK)/work
+	bin/robot bisect --lab $(DEMO_QUICK)/lab.yaml \
+		--job jobs/stress-ng-toy.yaml --good v1.0 --bad master \
+		--metric stress-ng.mmapaddr.usr_sys_ops_per_sec \
+		--json $(DEMO_QUICK)/result.json
+	@. ./$(DEMO_QUICK)/toy.info && \
+		echo "(the injected culprit was $$TOY_CULPRIT)"
+
 install: bin/robot
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/hooks \
 		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/kconfigs
@@ -152,6 +171,6 @@ install: bin/robot
 clean:
 	rm -rf build build-san bin
 
-.PHONY: all bin/robot test run-tests unit check lint bench install clean deps \
+.PHONY: demo-quick all bin/robot test run-tests unit check lint bench install clean deps \
 	deps-demo
 .DELETE_ON_ERROR:

@@ -221,8 +221,9 @@ static int host_id(struct sess *s, const char *name)
  * id as the time axis. With after >= 0 only the runs after that run id on
  * host `only` (the confirmation's interleaved runs).
  */
-static int load_set(struct sess *s, const char *commit, struct stats_set *out,
-		    int64_t after, int only)
+static int load_set_upto(struct sess *s, const char *commit,
+			 struct stats_set *out, int64_t after, int only,
+			 int64_t upto)
 {
 	struct run_sample *v;
 	size_t n, i;
@@ -236,10 +237,18 @@ static int load_set(struct sess *s, const char *commit, struct stats_set *out,
 
 		if (after >= 0 && (v[i].run_id <= after || h != only))
 			continue;
+		if (upto >= 0 && v[i].run_id > upto)
+			continue;
 		stats_set_add_run(out, v[i].value, h, (double)v[i].run_id);
 	}
 	run_samples_free(v, n);
 	return 0;
+}
+
+static int load_set(struct sess *s, const char *commit, struct stats_set *out,
+		    int64_t after, int only)
+{
+	return load_set_upto(s, commit, out, after, only, -1);
 }
 
 static size_t count_on(const struct stats_set *set, int host)
@@ -449,11 +458,16 @@ static int evaluate(struct sess *s, struct probe *p)
 	snprintf(p->verdict_name, sizeof(p->verdict_name), "%s",
 		 p->step.verdict == STATS_WEAK ? "weak" :
 						 vname(p->step.verdict));
+	/* later steps weigh their evidence with the noise of this one */
+	if (p->verdict != RB_SKIP)
+		stats_noise_add(&s->pol.noise, &cand);
 	sbuf_addf(&detail,
-		  "{\"mean\": %.17g, \"runs\": %zu, \"threshold\": %.17g, "
+		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
+		  "\"threshold\": %.17g, "
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
 		  "\"lean\": \"%s\", \"why\": \"",
-		  p->step.cand_mean, p->step.runs, p->step.threshold,
+		  cand.nr ? cand.when[cand.nr - 1] : 0.0, p->step.cand_mean,
+		  p->step.runs, p->step.threshold,
 		  p->step.llr, p->step.bound, p->step.noise_sd,
 		  vname(p->step.lean));
 	{
@@ -677,8 +691,24 @@ static int replay(struct sess *s, bool *reproduced)
 				bisection_steps_free(st, n);
 				return -1;
 			}
-			if (v != RB_SKIP)
+			if (v != RB_SKIP) {
+				struct stats_set c = STATS_SET_INIT;
+				const char *d = st[i].detail ?
+							strstr(st[i].detail,
+							       "\"last_run\": ") :
+							NULL;
+				int64_t upto = d ? strtoll(d + 12, NULL, 10) :
+						   -1;
+
 				s->decided++;
+				if (load_set_upto(s, st[i].commit, &c, -1, 0,
+						  upto) < 0) {
+					bisection_steps_free(st, n);
+					return -1;
+				}
+				stats_noise_add(&s->pol.noise, &c);
+				stats_set_release(&c);
+			}
 		}
 	}
 	bisection_steps_free(st, n);
@@ -898,6 +928,10 @@ int session_run(const struct session_config *cfg,
 	s.pol.expected_steps =
 		(unsigned)rb_bisect_estimate_steps(rb_bisect_candidates(&s.b)) +
 		2;
+	/* anchors older than about a dozen runs on a host are measured
+	 * again next to the candidate (run ids count every host's runs) */
+	if (s.pol.anchor_refresh == 0)
+		s.pol.anchor_refresh = 12.0 * cfg->nr_hosts;
 	r = replay(&s, &reproduced);
 	if (r < 0)
 		goto out;
