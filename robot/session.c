@@ -467,9 +467,8 @@ static int evaluate(struct sess *s, struct probe *p)
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
 		  "\"lean\": \"%s\", \"why\": \"",
 		  cand.nr ? cand.when[cand.nr - 1] : 0.0, p->step.cand_mean,
-		  p->step.runs, p->step.threshold,
-		  p->step.llr, p->step.bound, p->step.noise_sd,
-		  vname(p->step.lean));
+		  p->step.runs, p->step.threshold, p->step.llr, p->step.bound,
+		  p->step.noise_sd, vname(p->step.lean));
 	{
 		const char *c;
 
@@ -693,10 +692,11 @@ static int replay(struct sess *s, bool *reproduced)
 			}
 			if (v != RB_SKIP) {
 				struct stats_set c = STATS_SET_INIT;
-				const char *d = st[i].detail ?
-							strstr(st[i].detail,
-							       "\"last_run\": ") :
-							NULL;
+				const char *d =
+					st[i].detail ?
+						strstr(st[i].detail,
+						       "\"last_run\": ") :
+						NULL;
 				int64_t upto = d ? strtoll(d + 12, NULL, 10) :
 						   -1;
 
