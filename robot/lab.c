@@ -223,6 +223,11 @@ static const struct schema_row mail_rows[] = {
 	  .off = MAIL_OFF(password_env),
 	  .check = check_env_name },
 	{ .name = "password_file", .type = SCH_PATH, MAIL_OFF(password_file) },
+	{ .name = "ca_file",
+	  .type = SCH_PATH,
+	  .off = MAIL_OFF(ca_file),
+	  .help = "trust this CA file for the SMTP server (a self-signed "
+		  "certificate)" },
 	{ .name = NULL },
 };
 

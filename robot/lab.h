@@ -15,7 +15,7 @@
  * `nightly:` section, kept as a raw tree for the nightly loop.
  *
  * Relative paths (tree.path, workdir, ssh_config, hooks.*,
- * mail.password_file) are made absolute against the lab file's folder.
+ * mail.password_file, mail.ca_file) are made absolute against the lab file's folder.
  */
 struct lab_tree {
 	/* shown in mails as [name:branch]; default: basename of path */
@@ -64,6 +64,8 @@ struct lab_mail {
 	char *password_env;
 	/* a file holding the password (absolute) */
 	char *password_file;
+	/* a CA file to trust for TLS to the SMTP server (absolute) */
+	char *ca_file;
 };
 
 struct lab {

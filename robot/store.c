@@ -986,3 +986,60 @@ int64_t store_last_run_id(struct store *st)
 	sqlite3_finalize(s);
 	return id;
 }
+
+void run_stats_free(struct run_stats *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].host);
+		free(v[i].result_dir);
+		statset_release(&v[i].stats);
+	}
+	free(v);
+}
+
+int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
+			      const char *host, struct run_stats **out,
+			      size_t *n)
+{
+	struct run_stats *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		    " FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		    " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
+		    " ORDER BY r.id, s.stat",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
+	bind_opt(s, 3, host);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t rid = sqlite3_column_int64(s, 0);
+
+		if (!nr || v[nr - 1].run_id != rid) {
+			RB_ALLOC_GROW(v, nr + 1, alloc);
+			memset(&v[nr], 0, sizeof(v[nr]));
+			v[nr].run_id = rid;
+			v[nr].host = col_text(s, 1);
+			v[nr].result_dir = col_text(s, 2);
+			nr++;
+		}
+		statset_set(&v[nr - 1].stats,
+			    (const char *)sqlite3_column_text(s, 3),
+			    sqlite3_column_double(s, 4));
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		run_stats_free(v, nr);
+		return db_error(st, "read samples");
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}

@@ -46,5 +46,6 @@ RB_CMD(outbox);
 RB_CMD(pick);
 RB_CMD(run);
 RB_CMD(bisect);
+RB_CMD(report);
 
 #endif

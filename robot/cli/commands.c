@@ -105,6 +105,14 @@ const struct rb_command rb_commands[] = {
 	  "                   (default: halfway between good and bad)\n"
 	  "  --hosts A,B      the lab hosts to use (default: all)\n"
 	  "  --json FILE      the result as JSON (also kept in the store)\n" },
+	{ "report", cmd_report, "print (and send) the mail of a bisection",
+	  "usage: robot report --lab LAB ID [--send] [--force]\n"
+	  "\n"
+	  "Prints the \"kernel test robot noticed\" mail of bisection ID\n"
+	  "(drafting it, with its reproduce materials under\n"
+	  "WORKDIR/archive/<message-id>/, when it was not yet). --send\n"
+	  "delivers it with the lab's mail settings; a mail is never sent\n"
+	  "twice (--force sends one whose sending was interrupted).\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
