@@ -810,21 +810,21 @@ static int confirm(struct sess *s, const char *culprit,
 				*p_max = RB_MAX(*p_max, d.p);
 				stats_summarize(&ssp, ps.v, ps.nr);
 				stats_summarize(&ssc, cs.v, cs.nr);
-				sbuf_addf(detail,
-					  "%s{\"parent\": \"%s\", "
-					  "\"parent_mean\": %.17g, "
-					  "\"culprit_mean\": %.17g, "
-					  "\"parent_sd\": %.17g, "
-					  "\"culprit_sd\": %.17g, "
-					  "\"change_pct\": %.6g, \"p\": %.6g, "
-					  "\"parent_runs\": %zu, "
-					  "\"culprit_runs\": %zu, "
-					  "\"after_run\": %lld, \"host\": \"%s\"}",
-					  k ? ", " : "", parents[k],
-					  d.base_mean, d.new_mean, ssp.stddev,
-					  ssc.stddev, d.change_pct, d.p, ps.nr,
-					  cs.nr, (long long)after,
-					  s->cfg->hosts[host]);
+				sbuf_addf(
+					detail,
+					"%s{\"parent\": \"%s\", "
+					"\"parent_mean\": %.17g, "
+					"\"culprit_mean\": %.17g, "
+					"\"parent_sd\": %.17g, "
+					"\"culprit_sd\": %.17g, "
+					"\"change_pct\": %.6g, \"p\": %.6g, "
+					"\"parent_runs\": %zu, "
+					"\"culprit_runs\": %zu, "
+					"\"after_run\": %lld, \"host\": \"%s\"}",
+					k ? ", " : "", parents[k], d.base_mean,
+					d.new_mean, ssp.stddev, ssc.stddev,
+					d.change_pct, d.p, ps.nr, cs.nr,
+					(long long)after, s->cfg->hosts[host]);
 			}
 			sbuf_addch(detail, ']');
 			if (all || min_runs >= CONFIRM_MAX) {
