@@ -388,7 +388,7 @@ int report_draft(struct ctx *c, int64_t bisection_id,
 	char *dir = NULL, *archive = NULL, *cmd = NULL, *tbox;
 	const char *good;
 	uint32_t rnd = 0;
-	size_t i, n = 0, nsteps;
+	size_t i, n = 0, nsteps = 0, nst = 0;
 	int ret = -1, g;
 	bool mats_up = false;
 
@@ -506,9 +506,9 @@ int report_draft(struct ctx *c, int64_t bisection_id,
 		n++;
 	}
 	/* the confirmation */
-	if (store_bisection_steps(c->st, bisection_id, &steps, &nsteps) < 0)
+	if (store_bisection_steps(c->st, bisection_id, &steps, &nst) < 0)
 		goto out;
-	for (i = nsteps; i-- > 0;)
+	for (i = nst; i-- > 0;)
 		if (!strcmp(steps[i].kind, "confirmed") && steps[i].detail) {
 			confirm = json_loads(steps[i].detail, 0, NULL);
 			break;
@@ -640,7 +640,7 @@ out:
 	json_decref(jg);
 	json_decref(jc);
 	json_decref(confirm);
-	bisection_steps_free(steps, nsteps);
+	bisection_steps_free(steps, nst);
 	bisection_rec_release(&rec);
 	rb_commit_info_release(&ci);
 	rb_outbox_release(&ob);
