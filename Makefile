@@ -121,6 +121,7 @@ lint:
 		--suppress=missingIncludeSystem -D_GNU_SOURCE \
 		-D__GNUC__ -Irobot robot robot/cli
 	scripts/check-purity
+	scripts/check-shell
 
 bench: bin/robot
 	tests/bench/run-all
