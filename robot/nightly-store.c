@@ -322,9 +322,13 @@ int nstore_history_put(struct store *st, const char *job, const char *commit,
 	sqlite3_stmt *s;
 
 	if (prep(st,
-		 "INSERT OR REPLACE INTO nightly_history (job, commit_sha,"
-		 " host, stat, n, mean, stddev, min, max, cycle_id, time)"
-		 " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		 "INSERT INTO nightly_history (job, commit_sha, host, stat,"
+		 " n, mean, stddev, min, max, cycle_id, time)"
+		 " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+		 " ON CONFLICT (job, commit_sha, host, stat) DO UPDATE SET"
+		 " n = excluded.n, mean = excluded.mean,"
+		 " stddev = excluded.stddev, min = excluded.min,"
+		 " max = excluded.max, time = excluded.time",
 		 &s) < 0)
 		return -1;
 	bind_str(s, 1, job);

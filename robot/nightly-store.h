@@ -72,7 +72,10 @@ int nstore_job_update(struct store *st, const struct nightly_job_rec *j);
 /* Set a string field: j->field (freed) = a copy of v (NULL allowed). */
 void nightly_job_set(char **field, const char *v);
 
-/* One summary row of the history (replaces an older one). */
+/*
+ * One summary row of the history: a commit measured again (more runs)
+ * gets its numbers updated, and keeps the cycle that first recorded it.
+ */
 struct nightly_summary {
 	const char *stat;
 	size_t n;

@@ -335,30 +335,45 @@ static int samples(struct meas *m, const char *commit, const char *metric,
 	return store_samples(m->n->st, &k, metric, v, nv);
 }
 
-/* Every stat's summary at commit into the history. */
-static int record_history(struct meas *m, const struct nightly_job_rec *j,
-			  const char *commit)
+/*
+ * Every stat's summary at the head (and the baseline) into the history,
+ * from all their runs on the job's host so far (a bisection adds some).
+ */
+static int record_history(struct nightly *n, struct ctx *c,
+			  const struct nightly_job_rec *j)
 {
+	const char *commits[2] = { j->head, j->baseline };
 	struct nightly_summary *sm;
+	struct runner r;
 	struct run_key k;
-	size_t n, i;
+	struct job *job = ctx_job(c, 0);
+	size_t ns, i, w;
 	int ret = 0;
 
-	runner_key(&m->r, m->host->name, commit, &k);
-	if (nstore_key_summaries(m->n->st, &k, &sm, &n) < 0)
+	if (!job || runner_init(&r, &n->lab, n->st, n->repo, job, 0) < 0)
 		return -1;
-	if (store_begin(m->n->st) < 0) {
-		nightly_summaries_free(sm, n);
+	if (store_begin(n->st) < 0) {
+		runner_release(&r);
 		return -1;
 	}
-	for (i = 0; i < n && !ret; i++)
-		ret = nstore_history_put(m->n->st, j->job, commit, j->host,
-					 j->cycle_id, &sm[i]);
-	if (ret < 0 || store_commit(m->n->st) < 0) {
-		store_rollback(m->n->st);
+	for (w = 0; w < 2 && !ret; w++) {
+		if (!commits[w] || !*commits[w])
+			continue;
+		runner_key(&r, j->host, commits[w], &k);
+		if (nstore_key_summaries(n->st, &k, &sm, &ns) < 0) {
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < ns && !ret; i++)
+			ret = nstore_history_put(n->st, j->job, commits[w],
+						 j->host, j->cycle_id, &sm[i]);
+		nightly_summaries_free(sm, ns);
+	}
+	if (ret < 0 || store_commit(n->st) < 0) {
+		store_rollback(n->st);
 		ret = -1;
 	}
-	nightly_summaries_free(sm, n);
+	runner_release(&r);
 	return ret;
 }
 
@@ -468,15 +483,8 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 				goto out;
 		}
 	}
-	if (record_history(&m, j, j->head) < 0)
+	if (record_history(n, c, j) < 0)
 		goto out;
-	if (have_base) {
-		int has =
-			nstore_history_has(n->st, j->job, j->baseline, j->host);
-
-		if (has < 0 || (!has && record_history(&m, j, j->baseline) < 0))
-			goto out;
-	}
 	nightly_job_set(&j->verdict, plan.verdict);
 	{
 		char *d = detection_json(j, &plan, nh, nb, n->threshold_pct,
@@ -1144,7 +1152,10 @@ static int run_job(struct nightly *n, const struct nightly_cycle_rec *cyc,
 			goto out;
 	}
 	if (!strcmp(j->state, "still")) {
-		if (still_check(n, &c, j) < 0 || save(n, j, "done") < 0)
+		if (still_check(n, &c, j) < 0 ||
+		    (j->verdict && strcmp(j->verdict, "untestable") &&
+		     record_history(n, &c, j) < 0) ||
+		    save(n, j, "done") < 0)
 			goto out;
 	}
 	ret = 0;
@@ -1315,10 +1326,10 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	int64_t cnt = 0;
 	size_t i;
 
-	say(n, "nightly cycle %lld: %s/%s %.12s%s%.12s", (long long)cyc->id,
+	say(n, "nightly cycle %lld: %s/%s %.12s%s%.12s%s", (long long)cyc->id,
 	    cyc->tree, cyc->branch, cyc->head,
 	    cyc->previous ? " (previous head " : "",
-	    cyc->previous ? cyc->previous : "");
+	    cyc->previous ? cyc->previous : "", cyc->previous ? ")" : "");
 	for (i = 0; i < nv; i++) {
 		const struct nightly_job_rec *j = &v[i];
 		const char *vd = j->verdict ? j->verdict : "unfinished";
