@@ -668,7 +668,10 @@ static int describe(git_repository *repo, const git_oid *id,
 	fopts.abbreviated_size = 0;
 	r = git_describe_commit(&res, (git_object *)c, &dopts);
 	git_commit_free(c);
-	if (r == GIT_ENOTFOUND) {
+	/* no matching tag below: libgit2 says so as a describe error */
+	if (r == GIT_ENOTFOUND ||
+	    (r < 0 && git_error_last() &&
+	     git_error_last()->klass == GIT_ERROR_DESCRIBE)) {
 		git_error_clear();
 		return 0;
 	}
