@@ -319,6 +319,7 @@ int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
 	git_fetch_options fo;
+	git_remote_create_options ro;
 	git_oid id;
 	struct fetch_cb cb;
 	struct sbuf spec = SBUF_INIT;
@@ -349,7 +350,15 @@ int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
 		res->had_old = true;
 		memcpy(res->old, id.id, RB_OID_RAWSZ);
 	}
-	if (git_remote_create_anonymous(&remote, repo, o->url) < 0) {
+	/*
+	 * An anonymous remote, the URL as the lab wrote it: no insteadOf
+	 * rewriting (libgit2 1.5 leaks pcre2 match data looking for it).
+	 */
+	git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	ro.repository = repo;
+	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+		   GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if (git_remote_create_with_opts(&remote, o->url, &ro) < 0) {
 		rb_error("cannot fetch '%s' from '%s': %s", o->branch, o->url,
 			 git_msg());
 		goto out;

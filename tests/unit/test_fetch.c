@@ -162,7 +162,7 @@ Test(fetch, errors)
 	free(nope);
 }
 
-Test(fetch, ssh_host_keys_are_checked)
+Test(fetch, ssh_without_a_server)
 {
 	char *dst = path("dst"), *kh = path("known_hosts");
 	struct rb_fetch_opts o = { .path = dst,
