@@ -20,9 +20,14 @@ static double mean_ci_pct(const double *v, size_t n)
 	       sqrt((double)n) / fabs(s.mean);
 }
 
+static bool within(const struct stats_detection *d, double thr)
+{
+	return d->ci_pct.bounded && d->ci_pct.lo > -thr && d->ci_pct.hi < thr;
+}
+
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
-	       const double *base, size_t nb, struct nplan *out,
-	       struct sbuf *why)
+	       const double *base, size_t nb, const double *fresh, size_t nf,
+	       struct nplan *out, struct sbuf *why)
 {
 	struct stats_detect_opts d;
 	size_t min = RB_MAX(o->min_runs, 2), max = RB_MAX(o->max_runs, min);
@@ -62,24 +67,42 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	stats_detect_opts_init(&d);
 	d.direction = o->direction;
 	d.threshold_pct = o->threshold_pct;
-	if (stats_detect(&d, base, nb, head, nh, &out->det, why) < 0)
+	d.alpha = o->alpha > 0 ? o->alpha : 0.001;
+	/* this cycle's baseline runs, once there are enough of them */
+	if (nf >= min) {
+		base = fresh;
+		nb = nf;
+	}
+	if (stats_detect(&d, base, nb, head, nh, &out->det, NULL) < 0)
 		return -1;
 	out->have_detection = true;
-	if (out->det.regression) {
+	/* a change is only called against this cycle's baseline runs */
+	if ((out->det.regression || out->det.improvement) && nf < min) {
+		out->next = NPLAN_BASE;
+		return 0;
+	}
+	if (out->det.regression)
 		out->verdict = "regression";
-	} else if (out->det.improvement) {
+	else if (out->det.improvement)
 		out->verdict = "improvement";
-	} else if (out->det.ci_pct.bounded &&
-		   out->det.ci_pct.lo > -o->threshold_pct &&
-		   out->det.ci_pct.hi < o->threshold_pct) {
+	else if (within(&out->det, o->threshold_pct))
 		out->verdict = "unchanged";
-	} else if (nh >= max) {
+	else if (nh >= max)
 		out->verdict = "undecided";
-	} else {
+	else
 		/* the side with fewer runs, the baseline up to the cap */
 		out->next = nh <= nb || nb >= max ? NPLAN_HEAD : NPLAN_BASE;
-		if (why)
-			sbuf_reset(why);
+	if (out->verdict && why) {
+		const struct stats_detection *x = &out->det;
+
+		sbuf_addf(why, "%s: %+.2f%%", out->verdict, x->change_pct);
+		if (x->ci_pct.bounded)
+			sbuf_addf(why, " [%+.2f%%, %+.2f%%]", x->ci_pct.lo,
+				  x->ci_pct.hi);
+		sbuf_addf(why,
+			  " (95%% ci), p=%.2g, %.6g -> %.6g, %zu vs %zu "
+			  "runs",
+			  x->p, x->base_mean, x->new_mean, nb, nh);
 	}
 	return 0;
 }

@@ -28,6 +28,14 @@ struct sbuf;
  * and while it does not, the side with fewer runs runs again (the
  * baseline at most max_runs in all), so that both are measured close in
  * time.
+ *
+ * Drift: stored baseline runs may come from another day, and a lab's
+ * level moves (load, temperature, firmware). They may show that nothing
+ * changed, but a change is only called against baseline runs of this
+ * cycle (`fresh`): a suspected change first gets min_runs fresh baseline
+ * runs, and from min_runs fresh runs on only they count. Every look tests at
+ * `alpha` (default 0.001, one-sided), so that the looks of the loop keep
+ * the false reports of a branch without changes near 1%.
  */
 enum nplan_next {
 	NPLAN_DONE,
@@ -39,6 +47,7 @@ struct nplan_opts {
 	size_t min_runs, max_runs;
 	double threshold_pct; /* > 0 */
 	int direction; /* +1 higher is better, -1 lower is better */
+	double alpha; /* per look; 0: 0.001 */
 };
 
 struct nplan {
@@ -50,11 +59,12 @@ struct nplan {
 };
 
 /*
- * What to do next with these runs (base NULL: no baseline). `why` (may be
- * NULL) gets one line once DONE. 0, or -1 on unusable input.
+ * What to do next with these runs (base NULL: no baseline; fresh: the
+ * baseline's runs of this cycle, also in base). `why` (may be NULL) gets
+ * one line once DONE. 0, or -1 on unusable input.
  */
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
-	       const double *base, size_t nb, struct nplan *out,
-	       struct sbuf *why);
+	       const double *base, size_t nb, const double *fresh, size_t nf,
+	       struct nplan *out, struct sbuf *why);
 
 #endif

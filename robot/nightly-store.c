@@ -823,3 +823,44 @@ void nightly_summaries_free(struct nightly_summary *v, size_t n)
 		free((char *)v[i].stat);
 	free(v);
 }
+
+int nstore_key_values_since(struct store *st, const struct run_key *k,
+			    const char *stat, double since, double **v,
+			    size_t *n)
+{
+	sqlite3_stmt *s;
+	size_t alloc = 0;
+	int r;
+
+	*v = NULL;
+	*n = 0;
+	if (prep(st,
+		 "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
+		 " WHERE r.testcase = ? AND r.path_params = ? AND r.host = ?"
+		 " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ? AND"
+		 " r.commit_sha = ? AND r.status = 'ok' AND s.stat = ? AND"
+		 " r.started >= ? ORDER BY r.id",
+		 &s) < 0)
+		return -1;
+	bind_str(s, 1, k->testcase);
+	bind_str(s, 2, k->path_params);
+	bind_str(s, 3, k->host);
+	bind_str(s, 4, k->rootfs);
+	bind_str(s, 5, k->kconfig);
+	bind_str(s, 6, k->compiler);
+	bind_str(s, 7, k->commit);
+	bind_str(s, 8, stat);
+	sqlite3_bind_double(s, 9, since);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		RB_ALLOC_GROW(*v, *n + 1, alloc);
+		(*v)[(*n)++] = sqlite3_column_double(s, 0);
+	}
+	sqlite3_finalize(s);
+	if (r != SQLITE_DONE) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+		return db_err(store_db(st), "read samples");
+	}
+	return 0;
+}

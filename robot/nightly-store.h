@@ -92,6 +92,11 @@ struct run_key;
 int nstore_key_summaries(struct store *st, const struct run_key *k,
 			 struct nightly_summary **out, size_t *n);
 void nightly_summaries_free(struct nightly_summary *v, size_t n);
+/* The values of stat over the OK runs of a key started at or after
+ * `since` (epoch seconds), in run order; *v malloc'd. */
+int nstore_key_values_since(struct store *st, const struct run_key *k,
+			    const char *stat, double since, double **v,
+			    size_t *n);
 /* Whether a commit has history rows for a job on a host: 1, 0, -1. */
 int nstore_history_has(struct store *st, const char *job, const char *commit,
 		       const char *host);

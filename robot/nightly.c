@@ -46,6 +46,7 @@ struct nightly {
 	FILE *tee; /* stderr + the log, one timestamped line per event */
 	struct sbuf pending; /* the log's current line */
 	int64_t cycle; /* for the log lines */
+	double cycle_started; /* runs since then are this cycle's */
 	int direction; /* of the job at hand: +1 higher is better */
 	double threshold_pct;
 };
@@ -335,6 +336,17 @@ static int samples(struct meas *m, const char *commit, const char *metric,
 	return store_samples(m->n->st, &k, metric, v, nv);
 }
 
+/* The values of commit's runs of this cycle (fresh ones). */
+static int fresh(struct meas *m, const char *commit, const char *metric,
+		 double **v, size_t *nv)
+{
+	struct run_key k;
+
+	runner_key(&m->r, m->host->name, commit, &k);
+	return nstore_key_values_since(m->n->st, &k, metric,
+				       m->n->cycle_started, v, nv);
+}
+
 /*
  * Every stat's summary at the head (and the baseline) into the history,
  * from all their runs on the job's host so far (a bisection adds some).
@@ -422,8 +434,8 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 	struct nplan_opts po = { 0 };
 	struct nplan plan;
 	struct sbuf why = SBUF_INIT, msg = SBUF_INIT;
-	double *hv = NULL, *bv = NULL;
-	size_t nh = 0, nb = 0;
+	double *hv = NULL, *bv = NULL, *fv = NULL;
+	size_t nh = 0, nb = 0, nf = 0;
 	enum meas_out mo;
 	struct job *job = ctx_job(c, 0);
 	bool have_base = j->baseline && *j->baseline;
@@ -444,17 +456,19 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 
 		free(hv);
 		free(bv);
-		hv = bv = NULL;
-		nh = nb = 0;
+		free(fv);
+		hv = bv = fv = NULL;
+		nh = nb = nf = 0;
 		if (samples(&m, j->head, j->metric, &hv, &nh) < 0 ||
 		    (have_base &&
-		     samples(&m, j->baseline, j->metric, &bv, &nb) < 0))
+		     (samples(&m, j->baseline, j->metric, &bv, &nb) < 0 ||
+		      fresh(&m, j->baseline, j->metric, &fv, &nf) < 0)))
 			goto out;
 		sbuf_reset(&why);
 		/* a baseline without runs yet is still a baseline */
 		if (nplan_next(&po, hv, nh,
 			       have_base ? (bv ? bv : no_runs) : NULL, nb,
-			       &plan, &why) < 0)
+			       fv ? fv : no_runs, nf, &plan, &why) < 0)
 			goto out;
 		if (plan.next == NPLAN_DONE)
 			break;
@@ -509,6 +523,7 @@ out:
 		runner_release(&m.r);
 	free(hv);
 	free(bv);
+	free(fv);
 	sbuf_release(&why);
 	sbuf_release(&msg);
 	return ret;
@@ -1392,6 +1407,7 @@ static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	int failed = 0;
 
 	n->cycle = cyc->id;
+	n->cycle_started = cyc->started;
 	if (nstore_jobs(n->st, cyc->id, &v, &nv) < 0)
 		return -1;
 	for (i = 0; i < nv; i++)

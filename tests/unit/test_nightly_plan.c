@@ -78,7 +78,9 @@ Test(nightly_plan, runs_and_verdicts)
 		if (!nobase)
 			series(b, cases[i].nb, cases[i].base, cases[i].bspread,
 			       (unsigned)i * 7 + 3);
+		/* every baseline run is of this cycle here */
 		cr_assert_eq(nplan_next(&o, h, cases[i].nh, nobase ? NULL : b,
+					nobase ? 0 : cases[i].nb, b,
 					nobase ? 0 : cases[i].nb, &p, &why),
 			     0, "%s: %s", cases[i].what, rb_errmsg());
 		cr_expect_eq(p.next, cases[i].next, "%s: next %d",
@@ -101,11 +103,44 @@ Test(nightly_plan, needs_a_threshold_and_a_direction)
 	double v[3] = { 1, 2, 3 };
 	struct nplan p;
 
-	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, &p, NULL), -1);
+	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, NULL, 0, &p, NULL), -1);
 	o.threshold_pct = 5;
-	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, &p, NULL), -1);
+	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, NULL, 0, &p, NULL), -1);
 	o.direction = 1;
-	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, &p, NULL), 0);
+	cr_expect_eq(nplan_next(&o, v, 3, NULL, 0, NULL, 0, &p, NULL), 0);
+}
+
+/*
+ * Stored baseline runs from another day, when the lab's level has moved:
+ * a change is only called against baseline runs of this cycle.
+ */
+Test(nightly_plan, drift_needs_fresh_baseline_runs)
+{
+	struct nplan_opts o = { .min_runs = 3,
+				.max_runs = 8,
+				.threshold_pct = 10,
+				.direction = 1 };
+	double head[3], all[6], fresh[3];
+	struct nplan p;
+
+	series(head, 3, 60, 0.02, 1);
+	series(all, 3, 100, 0.02, 2); /* old: the level was higher */
+	/* no fresh runs yet: the baseline runs again before any verdict */
+	cr_assert_eq(nplan_next(&o, head, 3, all, 3, NULL, 0, &p, NULL), 0);
+	cr_expect_eq(p.next, NPLAN_BASE);
+	cr_expect_null(p.verdict);
+	/* fresh runs at the head's level: nothing changed */
+	series(fresh, 3, 60, 0.02, 3);
+	memcpy(all + 3, fresh, sizeof(fresh));
+	cr_assert_eq(nplan_next(&o, head, 3, all, 6, fresh, 3, &p, NULL), 0);
+	cr_expect_eq(p.next, NPLAN_DONE);
+	cr_expect_str_eq(p.verdict, "unchanged");
+	/* fresh runs at the old level: the drop is real */
+	series(fresh, 3, 100, 0.02, 4);
+	memcpy(all + 3, fresh, sizeof(fresh));
+	cr_assert_eq(nplan_next(&o, head, 3, all, 6, fresh, 3, &p, NULL), 0);
+	cr_expect_str_eq(p.verdict, "regression");
+	cr_expect_lt(p.det.change_pct, -30);
 }
 
 /*
@@ -128,7 +163,9 @@ Test(nightly_plan, few_false_regressions)
 		struct nplan p;
 
 		for (;;) {
-			cr_assert_eq(nplan_next(&o, h, nh, b, nb, &p, NULL), 0);
+			cr_assert_eq(nplan_next(&o, h, nh, b, nb, b, nb, &p,
+						NULL),
+				     0);
 			if (p.next == NPLAN_DONE)
 				break;
 			/* gaussian noise of 4% around 100 (Box-Muller) */
