@@ -491,7 +491,7 @@ int nstore_history_jobs(struct store *st, char ***names, size_t *n)
 
 /* ---- reports --------------------------------------------------------- */
 
-static void report_release(struct nightly_report_rec *r)
+void nightly_report_rec_release(struct nightly_report_rec *r)
 {
 	free(r->job);
 	free(r->metric);
@@ -509,7 +509,7 @@ void nightly_report_recs_free(struct nightly_report_rec *v, size_t n)
 	size_t i;
 
 	for (i = 0; v && i < n; i++)
-		report_release(&v[i]);
+		nightly_report_rec_release(&v[i]);
 	free(v);
 }
 

@@ -115,6 +115,7 @@ struct nightly_report_rec {
 	char *job, *metric, *kind, *culprit, *head, *mail, *status, *gone_at;
 	double created;
 };
+void nightly_report_rec_release(struct nightly_report_rec *r);
 void nightly_report_recs_free(struct nightly_report_rec *v, size_t n);
 
 /*

@@ -107,12 +107,15 @@ const struct rb_command rb_commands[] = {
 	  "  --json FILE      the result as JSON (also kept in the store)\n" },
 	{ "report", cmd_report, "print (and send) the mail of a bisection",
 	  "usage: robot report --lab LAB ID [--send] [--force]\n"
+	  "       robot report --lab LAB ID --still [--send]\n"
 	  "\n"
 	  "Prints the \"kernel test robot noticed\" mail of bisection ID\n"
 	  "(drafting it, with its reproduce materials under\n"
 	  "WORKDIR/archive/<message-id>/, when it was not yet). --send\n"
 	  "delivers it with the lab's mail settings; a mail is never sent\n"
-	  "twice (--force sends one whose sending was interrupted).\n" },
+	  "twice (--force sends one whose sending was interrupted).\n"
+	  "--still drafts the follow-up of a nightly report whose culprit\n"
+	  "still showed at later heads ([still regression on ...] lines).\n" },
 	{ "nightly", cmd_nightly,
 	  "track the tree's branch: test each new head, bisect, mail",
 	  "usage: robot nightly --lab LAB [--once] [--interval DURATION]\n"
