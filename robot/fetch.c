@@ -272,7 +272,9 @@ static void show(struct fetch_cb *cb, const char *fmt, ...)
 static int transfer(const git_indexer_progress *p, void *payload)
 {
 	struct fetch_cb *cb = payload;
-	unsigned stage = p->received_objects < p->total_objects ? 1 : 2;
+	bool deltas = p->received_objects == p->total_objects &&
+		      p->total_deltas > 0;
+	unsigned stage = deltas ? 2 : 1;
 	int pct;
 
 	if (!cb->o->progress || !p->total_objects)
@@ -280,11 +282,13 @@ static int transfer(const git_indexer_progress *p, void *payload)
 	if (stage == 1)
 		pct = (int)(100.0 * p->received_objects / p->total_objects);
 	else
-		pct = p->total_deltas ? (int)(100.0 * p->indexed_deltas /
-					      p->total_deltas) :
-					100;
+		pct = (int)(100.0 * p->indexed_deltas / p->total_deltas);
 	if (pct == cb->last_pct && stage == cb->last_stage)
 		return 0;
+	if (stage == 2 && cb->last_stage == 1 && cb->last_pct < 100)
+		show(cb, "receiving objects 100%% (%u/%u), %.1f MiB",
+		     p->received_objects, p->total_objects,
+		     (double)p->received_bytes / (1 << 20));
 	cb->last_pct = pct;
 	cb->last_stage = stage;
 	if (stage == 1)
