@@ -348,6 +348,12 @@ int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
 			 o->branch, o->url);
 		goto out;
 	}
+	if (o->ca_file && git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS,
+					   o->ca_file, NULL) < 0) {
+		rb_error("cannot use the CA file '%s': %s", o->ca_file,
+			 git_msg());
+		goto out;
+	}
 	if (open_or_init(&repo, o->path) < 0)
 		goto out;
 	if (git_reference_name_to_id(&id, repo, o->ref) == 0) {

@@ -14,7 +14,8 @@
  * (created bare when the path does not exist yet); tags come along, so
  * that a baseline can be "the latest v* tag".
  *
- * URLs: https:// and http:// (libgit2's own certificate checks), git://,
+ * URLs: https:// and http:// (libgit2's own certificate checks, against
+ * `ca_file` when given: process-wide, as libgit2 keeps it), git://,
  * ssh:// and scp-like user@host:path (keys from ssh-agent, `ssh_key`, or
  * ~/.ssh/id_ed25519, id_ecdsa, id_rsa; the server's host key must be in
  * `known_hosts`, ~/.ssh/known_hosts by default, looked up with
@@ -30,6 +31,7 @@ struct rb_fetch_opts {
 	const char *ref; /* where it goes, e.g. refs/remotes/linus/master */
 	const char *ssh_key; /* private key file, or NULL */
 	const char *known_hosts; /* or NULL: ~/.ssh/known_hosts */
+	const char *ca_file; /* https: the CA to trust, or NULL: the system's */
 	FILE *progress; /* NULL: quiet */
 };
 

@@ -197,6 +197,10 @@ static const struct schema_row tree_rows[] = {
 	  .type = SCH_PATH,
 	  .off = TREE_OFF(known_hosts),
 	  .help = "host keys of ssh:// URLs (default ~/.ssh/known_hosts)" },
+	{ .name = "ca_file",
+	  .type = SCH_PATH,
+	  .off = TREE_OFF(ca_file),
+	  .help = "the CA an https:// URL's certificate is checked against" },
 	{ .name = NULL },
 };
 

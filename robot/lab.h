@@ -29,6 +29,8 @@ struct lab_tree {
 	char *ssh_key;
 	/* ssh:// URLs: the known host keys (absolute); NULL: ~/.ssh's */
 	char *known_hosts;
+	/* https:// URLs: the CA file to trust (absolute); NULL: the system's */
+	char *ca_file;
 };
 
 struct lab_hooks {

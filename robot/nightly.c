@@ -1458,6 +1458,7 @@ static int fetch(struct nightly *n, char *head)
 	fo.ref = ref;
 	fo.ssh_key = t->ssh_key;
 	fo.known_hosts = t->known_hosts;
+	fo.ca_file = t->ca_file;
 	fo.progress = n->o->tty ? stderr : NULL;
 	ev(n, "fetching %s %s", t->url, t->branch);
 	ret = rb_fetch(&fo, &fr);
