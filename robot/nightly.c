@@ -1387,7 +1387,8 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 		sbuf_addf(&sb, ", %u job%s unfinished (the next run continues)",
 			  undone, undone == 1 ? "" : "s");
 	say(n, "%s", sb.buf);
-	*finished = !undone;
+	/* finished, and without failures */
+	*finished = !undone && !fail;
 	if (!undone && nstore_cycle_finish(n->st, cyc->id,
 					   sb.buf + strlen("summary: ")) < 0) {
 		sbuf_release(&sb);
@@ -1397,7 +1398,10 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	return 0;
 }
 
-/* Run (or continue) a cycle's jobs, then its summary. 0 all done, -1. */
+/*
+ * Run (or continue) a cycle's jobs, then its summary: 0 when every job is
+ * done without a failure, else -1.
+ */
 static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc,
 		     unsigned bad)
 {
@@ -1423,7 +1427,7 @@ static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	n->cycle = 0;
 	if (!finished)
 		failed = -1;
-	return failed || bad ? -1 : 0;
+	return failed ? -1 : 0;
 }
 
 /* Fetch (or read) the branch's head. */
