@@ -31,31 +31,6 @@ struct outbox_opts {
 	bool all, force, print;
 };
 
-/*
- * "--name VALUE" or "--name=VALUE" at argv[*i]: 1 when it matched (and
- * *i moved past the value), 0 when it is another option, -1 when the
- * value is missing.
- */
-static int opt_value(int *i, int argc, char **argv, const char *name,
-		     const char **out)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return 1;
-	}
-	if (a[n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*out = argv[++*i];
-	return 1;
-}
-
 static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 		      const char *sub)
 {
@@ -97,7 +72,7 @@ static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 			continue;
 		}
 		for (k = 0; k < RB_ARRAY_SIZE(valued); k++) {
-			r = opt_value(&i, argc, argv, valued[k], &v);
+			r = rb_opt_arg(argc, argv, &i, valued[k], &v);
 			if (r)
 				break;
 		}
