@@ -11,6 +11,7 @@
 #include "nightly-store.h"
 #include "stats.h"
 #include "store.h"
+#include "svec.h"
 
 static int db_err(sqlite3 *db, const char *what)
 {
@@ -862,5 +863,24 @@ int nstore_key_values_since(struct store *st, const struct run_key *k,
 		*n = 0;
 		return db_err(store_db(st), "read samples");
 	}
+	return 0;
+}
+
+int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids)
+{
+	sqlite3_stmt *s;
+	int r;
+
+	if (prep(st,
+		 "SELECT mail FROM nightly_still WHERE cycle_id = ? AND"
+		 " mail IS NOT NULL ORDER BY time",
+		 &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, cycle_id);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW)
+		svec_push(ids, (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	if (r != SQLITE_DONE)
+		return db_err(store_db(st), "read the follow-up mails");
 	return 0;
 }

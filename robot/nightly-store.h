@@ -146,6 +146,9 @@ struct nightly_still_rec {
 int nstore_still_list(struct store *st, int64_t report_id,
 		      struct nightly_still_rec **out, size_t *n);
 void nightly_still_recs_free(struct nightly_still_rec *v, size_t n);
+/* The follow-up mails drafted in a cycle (outbox ids pushed to ids). */
+struct svec;
+int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids);
 /* The follow-up mail sent about a still entry. */
 int nstore_still_set_mail(struct store *st, int64_t report_id, const char *head,
 			  const char *mail);

@@ -1338,6 +1338,7 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	unsigned reg = 0, imp = 0, bis = 0, found = 0, mails = 0, still = 0,
 		 fail = bad, undone = 0;
 	struct sbuf sb = SBUF_INIT;
+	struct svec follow = SVEC_INIT;
 	int64_t cnt = 0;
 	size_t i;
 
@@ -1368,6 +1369,12 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 		    j->message ? j->message : "", j->outcome ? "; " : "",
 		    j->outcome ? j->outcome : "");
 	}
+	/* the follow-ups of reports whose culprit still shows */
+	if (nstore_still_mails(n->st, cyc->id, &follow) < 0)
+		return -1;
+	for (i = 0; i < follow.nr; i++)
+		mails += mail_sent(n, follow.v[i]);
+	svec_clear(&follow);
 	sbuf_addf(&sb, "cycle_id = %lld", (long long)cyc->id);
 	if (store_count(n->st, "nightly_still", sb.buf, &cnt) < 0) {
 		sbuf_release(&sb);
