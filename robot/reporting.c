@@ -361,9 +361,9 @@ static const char *domain_of(const char *email)
 	return at && at[1] ? at + 1 : "robot.invalid";
 }
 
-int report_draft(struct ctx *c, int64_t bisection_id,
-		 const struct report_still *still, size_t still_nr, char **id,
-		 char **eml, bool *existing)
+static int draft(struct ctx *c, int64_t bisection_id,
+		 const struct report_still *still, size_t still_nr,
+		 bool followup, char **id, char **eml, bool *existing)
 {
 	struct bisection_rec rec = { 0 };
 	struct bisection_step_rec *steps = NULL;
@@ -419,6 +419,9 @@ int report_draft(struct ctx *c, int64_t bisection_id,
 	if (rb_outbox_open(&ob, c->lab.workdir) < 0 ||
 	    rb_outbox_key(&key, rec.culprit, rec.metric, rec.job) < 0)
 		goto out;
+	/* a follow-up is a mail of its own, one per latest head */
+	if (followup)
+		sbuf_addf(&key, "/still/%s", still[still_nr - 1].sha);
 	{
 		char *p = rb_path_join(c->lab.workdir, "outbox");
 
@@ -665,6 +668,28 @@ out:
 		*id = *eml = NULL;
 	}
 	return ret;
+}
+
+int report_draft(struct ctx *c, int64_t bisection_id,
+		 const struct report_still *still, size_t still_nr, char **id,
+		 char **eml, bool *existing)
+{
+	return draft(c, bisection_id, still, still_nr, false, id, eml,
+		     existing);
+}
+
+int report_draft_still(struct ctx *c, int64_t bisection_id,
+		       const struct report_still *still, size_t still_nr,
+		       char **id, char **eml, bool *existing)
+{
+	if (!still_nr) {
+		*id = *eml = NULL;
+		*existing = false;
+		return rb_error("bisection %lld: no later head to report the "
+				"culprit at",
+				(long long)bisection_id);
+	}
+	return draft(c, bisection_id, still, still_nr, true, id, eml, existing);
 }
 
 bool report_auto_send(const struct lab *lab)

@@ -34,6 +34,16 @@ struct report_still {
 int report_draft(struct ctx *c, int64_t bisection_id,
 		 const struct report_still *still, size_t still_nr, char **id,
 		 char **eml, bool *existing);
+/*
+ * The follow-up of a report whose culprit still shows at later heads: the
+ * same mail with the `[still regression on TREE/BRANCH SHA]` lines, a mail
+ * of its own in the outbox (its key is the report's plus the newest
+ * head's sha, so each newest head gets at most one). Drafted only when
+ * asked (`robot report --still`, or the nightly's still_mail: true).
+ */
+int report_draft_still(struct ctx *c, int64_t bisection_id,
+		       const struct report_still *still, size_t still_nr,
+		       char **id, char **eml, bool *existing);
 int report_send(const struct lab *lab, const char *id, bool force);
 /* Whether the lab sends drafted mails by itself (mail.smtp and
  * mail.auto_send). */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * robot report --lab LAB ID [--send] [--force]
+ * robot report --lab LAB ID [--still] [--send] [--force]
  */
 #include "../robot.h"
 #include "../context.h"
+#include "../nightly-store.h"
 #include "../outbox.h"
 #include "../reporting.h"
 #include "../sbuf.h"
@@ -23,10 +24,57 @@ static char *job_file(const struct lab *lab, const char *job)
 	return path;
 }
 
+/*
+ * The follow-up of a nightly report whose culprit still showed at later
+ * heads: every [still regression on ...] line the nightly recorded.
+ */
+static int draft_still(struct ctx *c, long id, char **mid, char **eml)
+{
+	struct nightly_report_rec rep;
+	struct nightly_still_rec *v = NULL;
+	struct report_still *rs = NULL;
+	size_t n = 0, k;
+	bool existing;
+	int r, ret = -1;
+
+	r = nstore_report_of_bisection(c->st, id, &rep);
+	if (r <= 0) {
+		if (!r)
+			rb_error("bisection %ld is not a nightly report: no "
+				 "later head is known",
+				 id);
+		return -1;
+	}
+	if (nstore_still_list(c->st, rep.id, &v, &n) < 0)
+		goto out;
+	if (!n) {
+		rb_error("the culprit of bisection %ld was not seen at a later "
+			 "head yet",
+			 id);
+		goto out;
+	}
+	rs = xcalloc(n, sizeof(*rs));
+	for (k = 0; k < n; k++) {
+		rs[k].tree = v[k].tree;
+		rs[k].branch = v[k].branch;
+		rs[k].sha = v[k].head;
+	}
+	if (report_draft_still(c, id, rs, n, mid, eml, &existing) < 0 ||
+	    nstore_still_set_mail(c->st, rep.id, v[n - 1].head, *mid) < 0)
+		goto out;
+	ret = 0;
+out:
+	nightly_report_rec_release(&rep);
+	nightly_still_recs_free(v, n);
+	free(rs);
+	return ret;
+}
+
 RB_CMD(report)
 {
 	const char *labp = NULL, *v = NULL;
 	bool send = false, force = false, existing, lab_up = false;
+	bool still = false;
 	struct lab lab;
 	struct store *st = NULL;
 	struct bisection_rec rec = { 0 };
@@ -46,6 +94,8 @@ RB_CMD(report)
 			send = true;
 		} else if (!strcmp(argv[i], "--force")) {
 			force = true;
+		} else if (!strcmp(argv[i], "--still")) {
+			still = true;
 		} else if (!v && argv[i][0] != '-') {
 			v = argv[i];
 		} else {
@@ -76,8 +126,13 @@ RB_CMD(report)
 	if (ctx_open(&c, &co) < 0)
 		goto fail;
 	ctx_up = true;
-	if (report_draft(&c, id, NULL, 0, &mid, &eml, &existing) < 0 ||
-	    rb_read_file(eml, &msg, NULL) < 0)
+	if (still) {
+		if (draft_still(&c, id, &mid, &eml) < 0)
+			goto fail;
+	} else if (report_draft(&c, id, NULL, 0, &mid, &eml, &existing) < 0) {
+		goto fail;
+	}
+	if (rb_read_file(eml, &msg, NULL) < 0)
 		goto fail;
 	fputs(msg, stdout);
 	fflush(stdout);
