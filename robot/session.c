@@ -21,8 +21,12 @@
 #include "store.h"
 #include "svec.h"
 
-/* Infrastructure failures in a row on one host before the robot gives up. */
-#define MAX_INFRA 3
+/*
+ * Infrastructure failures in a row on one host before the robot gives up,
+ * with pauses of 2, 4, 8, 16, 30 s between them: a box that reboots, a lab
+ * network that hiccups, get a minute to come back.
+ */
+#define MAX_INFRA 6
 /* Interleaved rounds of the confirmation: at least, at most. */
 #define CONFIRM_MIN 3
 #define CONFIRM_MAX 10
@@ -303,8 +307,9 @@ static int wait_one(struct sess *s, struct session_result *res)
 					s->cfg->hosts[res->host], hs->infra,
 					res->why);
 		if (s->cfg->exec->pause)
-			s->cfg->exec->pause(s->cfg->exec->data,
-					    (double)(2 << (hs->infra - 1)));
+			s->cfg->exec->pause(
+				s->cfg->exec->data,
+				RB_MIN(30.0, (double)(2 << (hs->infra - 1))));
 		return 0;
 	}
 	hs->infra = 0;
