@@ -9,6 +9,8 @@
 #include "robot.h"
 #include "cmp-load.h"
 #include "sbuf.h"
+#include "store.h"
+#include "svec.h"
 
 static void push_json(struct cmp_stat *st, json_t *v)
 {
@@ -241,4 +243,42 @@ int cmp_axes_from_path(const char *path, char **keys, char **values)
 	for (i = 0; i < 7; i++)
 		free(parts[i]);
 	return got;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void cmp_matrix_from_runs(struct cmp_matrix *m, const char *label,
+			  const struct run_stats *runs, size_t n)
+{
+	struct svec names = SVEC_INIT;
+	size_t i, k;
+
+	cmp_matrix_init(m);
+	m->label = xstrdup(label);
+	for (i = 0; i < n; i++)
+		for (k = 0; k < runs[i].stats.nr; k++)
+			if (svec_find(&names, runs[i].stats.v[k].name) < 0)
+				svec_push(&names, runs[i].stats.v[k].name);
+	if (names.nr)
+		qsort(names.v, names.nr, sizeof(*names.v), cmp_names);
+	for (k = 0; k < names.nr; k++) {
+		struct cmp_stat *st = cmp_matrix_stat(m, names.v[k]);
+
+		for (i = 0; i < n; i++) {
+			const double *v =
+				statset_get(&runs[i].stats, names.v[k]);
+			double x = v ? *v : 0;
+
+			/* result.c's rule for a JSON integer */
+			cmp_stat_push(st, x,
+				      x < 9e15 && x > -9e15 &&
+					      x == (double)(long long)x);
+		}
+	}
+	m->sources = n;
+	m->has_sources = true;
+	svec_clear(&names);
 }

@@ -20,6 +20,17 @@
  */
 int cmp_load(struct cmp_matrix *m, const char *path);
 
+struct run_stats;
+/*
+ * A matrix from runs the store holds (store_key_run_stats and the like):
+ * one column per run, the stats in byte order of their names as the
+ * runner's matrix.json has them, 0 where a run lacks a stat, integers
+ * told apart as the runner writes them; one stats_source per run. The
+ * label is set to label (copied); the title is left NULL.
+ */
+void cmp_matrix_from_runs(struct cmp_matrix *m, const char *label,
+			  const struct run_stats *runs, size_t n);
+
 /* Parse matrix JSON text (for tests and the store); source names errors. */
 int cmp_load_json(struct cmp_matrix *m, const char *text, const char *source);
 

@@ -9,6 +9,7 @@
 
 #include "robot.h"
 #include "bisection.h"
+#include "cmp-load.h"
 #include "compare.h"
 #include "context.h"
 #include "mail.h"
@@ -85,52 +86,38 @@ static int commit_matrix(struct ctx *c, int64_t id, const char *hex,
 			 struct cmp_matrix *m, json_t **lkp)
 {
 	struct run_stats *runs;
-	struct svec names = SVEC_INIT;
 	struct rb_commit_info ci;
 	uint8_t oid[RB_OID_RAWSZ];
 	json_t *src;
 	size_t n, i, k;
 
-	cmp_matrix_init(m);
 	if (store_bisection_run_stats(c->st, id, hex, NULL, &runs, &n) < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		for (k = 0; k < runs[i].stats.nr; k++)
-			if (svec_find(&names, runs[i].stats.v[k].name) < 0)
-				svec_push(&names, runs[i].stats.v[k].name);
-	m->label = xstrdup(hex);
+	cmp_matrix_from_runs(m, hex, runs, n);
 	if (rb_oid_from_hex(oid, hex) == 0 &&
 	    rb_repo_commit_info(c->repo, oid, &ci) == 0) {
 		m->title = xstrfmt("%.10s (\"%s\")", hex, ci.subject);
 		rb_commit_info_release(&ci);
 	}
 	*lkp = json_object();
-	src = json_array();
-	for (k = 0; k < names.nr; k++) {
-		struct cmp_stat *st = cmp_matrix_stat(m, names.v[k]);
+	for (k = 0; k < m->nr; k++) {
+		const struct cmp_stat *st = &m->stats[k];
 		json_t *col = json_array();
 
-		for (i = 0; i < n; i++) {
-			const double *v =
-				statset_get(&runs[i].stats, names.v[k]);
-			double x = v ? *v : 0;
-			bool is_int = x == (double)(long long)x;
-
-			cmp_stat_push(st, x, is_int);
+		for (i = 0; i < st->nr; i++)
 			json_array_append_new(
-				col, is_int ? json_integer((json_int_t)x) :
-					      json_real(x));
-		}
-		json_object_set_new(*lkp, names.v[k], col);
+				col,
+				st->is_int[i] ?
+					json_integer((json_int_t)st->v[i]) :
+					json_real(st->v[i]));
+		json_object_set_new(*lkp, st->name, col);
 	}
+	src = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(src, json_sprintf("%s/stats.json",
 							runs[i].result_dir));
 	json_object_set_new(*lkp, "stats_source", src);
-	m->sources = n;
-	m->has_sources = true;
 	run_stats_free(runs, n);
-	svec_clear(&names);
 	return 0;
 }
 

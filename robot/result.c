@@ -86,7 +86,7 @@ void statset_merge(struct statset *dst, const struct statset *src,
 /* Integers stay integers in the files, as lkp's are. */
 static json_t *number(double v)
 {
-	if (v == (double)(long long)v && v < 9e15 && v > -9e15)
+	if (v < 9e15 && v > -9e15 && v == (double)(long long)v)
 		return json_integer((json_int_t)v);
 	return json_real(v);
 }

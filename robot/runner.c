@@ -251,6 +251,20 @@ void runner_key(const struct runner *r, const char *host, const char *commit,
 	key->commit = commit;
 }
 
+void runner_job_key(const struct job *job, const char *host, const char *commit,
+		    struct run_key *key)
+{
+	const char *k = dflt(job->kconfig, "none"), *slash = strrchr(k, '/');
+
+	key->testcase = job->testcase;
+	key->path_params = job->path_params;
+	key->host = host;
+	key->rootfs = dflt(job->rootfs, "default");
+	key->kconfig = slash ? slash + 1 : k;
+	key->compiler = dflt(job->compiler, "gcc");
+	key->commit = commit;
+}
+
 char *runner_headline_stat(const struct job *job)
 {
 	return xstrfmt("%s.%s.ops_per_sec", dflt(job->payload, "stress-ng"),

@@ -123,6 +123,14 @@ int runner_payload_argv(const struct job *job, const struct lab_host *host,
 void runner_key(const struct runner *r, const char *host, const char *commit,
 		struct run_key *key);
 
+/*
+ * The same without a runner: the names runner_init gives a job's runs
+ * (kconfig by its file name, "none", "gcc" and "default" when the job
+ * says nothing), for reading the store. Borrowed strings.
+ */
+void runner_job_key(const struct job *job, const char *host, const char *commit,
+		    struct run_key *key);
+
 /* The headline stat of the job: "stress-ng.<test>.ops_per_sec". */
 char *runner_headline_stat(const struct job *job);
 

@@ -1081,26 +1081,14 @@ void run_stats_free(struct run_stats *v, size_t n)
 	free(v);
 }
 
-int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
-			      const char *host, struct run_stats **out,
-			      size_t *n)
+/* Rows (run id, host, result_dir, stat, value) ordered by run id. */
+static int read_run_stats(struct store *st, sqlite3_stmt *s,
+			  struct run_stats **out, size_t *n)
 {
 	struct run_stats *v = NULL;
 	size_t nr = 0, alloc = 0;
-	sqlite3_stmt *s;
 	int rc;
 
-	if (prepare(st,
-		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
-		    " FROM runs r JOIN samples s ON s.run_id = r.id"
-		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
-		    " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
-		    " ORDER BY r.id, s.stat",
-		    &s) < 0)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
-	bind_opt(s, 3, host);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t rid = sqlite3_column_int64(s, 0);
 
@@ -1124,4 +1112,45 @@ int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
 	*out = v;
 	*n = nr;
 	return 0;
+}
+
+int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
+			      const char *host, struct run_stats **out,
+			      size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		    " FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		    " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
+		    " ORDER BY r.id, s.stat",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
+	bind_opt(s, 3, host);
+	return read_run_stats(st, s, out, n);
+}
+
+int store_key_run_stats(struct store *st, const struct run_key *key,
+			struct run_stats **out, size_t *n)
+{
+	sqlite3_stmt *s;
+
+	if (prepare(st,
+		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		    " FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.testcase = ? AND r.path_params = ?"
+		    " AND (?3 IS NULL OR r.host = ?3)"
+		    " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
+		    " AND r.commit_sha = ? AND r.status = 'ok'"
+		    " ORDER BY r.id, s.stat",
+		    &s) < 0)
+		return -1;
+	bind_key(s, 1, key);
+	if (!key->host)
+		sqlite3_bind_null(s, 3);
+	return read_run_stats(st, s, out, n);
 }

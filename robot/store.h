@@ -210,6 +210,10 @@ int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
 			      const char *host, struct run_stats **out,
 			      size_t *n);
 void run_stats_free(struct run_stats *v, size_t n);
+/* The same for the OK runs of a key, whatever bisection ran them (host
+ * NULL: any host). */
+int store_key_run_stats(struct store *st, const struct run_key *key,
+			struct run_stats **out, size_t *n);
 /* Runs of a commit within the bisection with a given status. */
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 			      const char *status, int64_t *out);

@@ -8,28 +8,30 @@
  * directories holding one, or directories of numbered runs with a
  * stats.json each.
  *
- * NEEDSWORK: the store-backed form `robot compare --lab LAB --job JOB
- * REV_A REV_B [REV...]` is not written yet. Its parts exist on main now:
- * ctx_open (lab, job, repository), rb_repo_resolve and the commits'
- * subjects for the titles, runner_key's naming of a run key, and the
- * runner's lkp result tree (results/<testcase>/<path_params>/<host>/
- * <rootfs>/<kconfig>/<compiler>/<commit>/, whose commit directories this
- * command already reads). What is missing: a store query for the whole
- * matrix of a run key over its OK runs (store_samples reads one stat),
- * so that failed and interrupted runs are left out as the store knows
- * them, and a way to get the kconfig/rootfs names without a runner.
- * Until then it fails with a clear message instead of guessing.
+ * robot compare --lab LAB --job JOB [--param K=V]... [--host HOST]
+ *               [--all] [--more] [--json] REV_A REV_B [REV...]
+ *
+ * The same table from the store: the OK runs of the job's run key on one
+ * host (the lab's only host, or --host) at each revision, whatever robot
+ * run, bisect or nightly measured them; failed and interrupted runs are
+ * left out as the store knows them. Nothing runs: a revision without
+ * measured runs is an error that says what is missing.
  */
 #include "../robot.h"
 #include "../cmp-load.h"
 #include "../compare.h"
+#include "../context.h"
+#include "../repo.h"
+#include "../runner.h"
 #include "../sbuf.h"
+#include "../store.h"
 #include "../svec.h"
 #include "cli.h"
 
 struct compare_opts {
 	bool all, more, json;
-	const char *lab, *job;
+	const char *lab, *job, *host;
+	struct svec params;
 	struct svec axis_keys, axis_values;
 };
 
@@ -85,9 +87,96 @@ static void common_axes(struct compare_opts *o, char **paths, int n,
 	}
 }
 
+/*
+ * m[i] for each revision from the store, *loaded of them initialised;
+ * the axes of the run key go to keys/values.
+ */
+static int load_store(const struct compare_opts *o, char **revs, int n,
+		      struct cmp_matrix *m, int *loaded, struct svec *keys,
+		      struct svec *values)
+{
+	struct ctx_opts co = { .lab = o->lab,
+			       .job = o->job,
+			       .params = (const char *const *)o->params.v,
+			       .nr_params = o->params.nr,
+			       .hosts = o->host,
+			       .need_repo = true };
+	struct ctx c;
+	struct run_key key;
+	struct sbuf name = SBUF_INIT;
+	const struct job *job;
+	int i, ret = -1;
+
+	if (ctx_open(&c, &co) < 0)
+		return -1;
+	if (c.nr_hosts > 1) {
+		rb_error("'%s' has %zu hosts: name the one to compare on "
+			 "with --host",
+			 c.lab.file, c.nr_hosts);
+		goto out;
+	}
+	job = ctx_job(&c, 0);
+	if (!job)
+		goto out;
+	job_name(job, &name);
+	for (i = 0; i < n; i++, (*loaded)++) {
+		uint8_t oid[RB_OID_RAWSZ];
+		char hex[RB_OID_HEXSZ + 1];
+		struct rb_commit_info ci;
+		struct run_stats *runs;
+		size_t nr;
+
+		cmp_matrix_init(&m[i]);
+		if (rb_repo_resolve(c.repo, revs[i], oid) < 0)
+			goto out;
+		rb_oid_hex(oid, hex);
+		runner_job_key(job, c.hosts[0]->name, hex, &key);
+		if (store_key_run_stats(c.st, &key, &runs, &nr) < 0)
+			goto out;
+		cmp_matrix_release(&m[i]);
+		cmp_matrix_from_runs(&m[i], hex, runs, nr);
+		run_stats_free(runs, nr);
+		if (!nr) {
+			rb_error("no measured runs of %s (%.12s) for %s on %s "
+				 "in %s/robot.db: measure it with robot run",
+				 revs[i], hex, name.buf, c.hosts[0]->name,
+				 c.lab.workdir);
+			(*loaded)++;
+			goto out;
+		}
+		if (rb_repo_commit_info(c.repo, oid, &ci) < 0) {
+			(*loaded)++;
+			goto out;
+		}
+		m[i].title = xstrfmt("%.10s (\"%s\")", hex, ci.subject);
+		rb_commit_info_release(&ci);
+	}
+	/* lkp's result-root axes, as the result directories give them */
+	{
+		const char *ak[] = { "testcase", "path_params", "tbox_group",
+				     "rootfs",	 "kconfig",	"compiler" };
+		const char *av[] = {
+			key.testcase, key.path_params, key.host,
+			key.rootfs,   key.kconfig,     key.compiler
+		};
+
+		for (i = 0; i < 6; i++)
+			if (svec_find(keys, ak[i]) < 0) {
+				svec_push(keys, ak[i]);
+				svec_push(values, av[i]);
+			}
+	}
+	ret = 0;
+out:
+	sbuf_release(&name);
+	ctx_close(&c);
+	return ret;
+}
+
 RB_CMD(compare)
 {
-	struct compare_opts o = { .axis_keys = SVEC_INIT,
+	struct compare_opts o = { .params = SVEC_INIT,
+				  .axis_keys = SVEC_INIT,
 				  .axis_values = SVEC_INIT };
 	struct svec keys = SVEC_INIT, values = SVEC_INIT;
 	struct cmp_matrix *m = NULL;
@@ -121,6 +210,10 @@ RB_CMD(compare)
 			o.lab = argv[++i];
 		} else if (!strcmp(arg, "--job") && i + 1 < argc) {
 			o.job = argv[++i];
+		} else if (!strcmp(arg, "--host") && i + 1 < argc) {
+			o.host = argv[++i];
+		} else if (!strcmp(arg, "--param") && i + 1 < argc) {
+			svec_push(&o.params, argv[++i]);
 		} else {
 			rb_usage_error("compare", "unknown option '%s'", arg);
 			goto usage;
@@ -128,30 +221,42 @@ RB_CMD(compare)
 	}
 	paths = argv + i;
 	npaths = argc - i;
-	if (o.lab || o.job) {
-		/* NEEDSWORK: see the top of this file */
-		fprintf(stderr,
-			"robot: compare from the store (--lab/--job) is not "
-			"available yet; compare matrix.json files or result "
-			"directories instead\n");
-		ret = RB_EXIT_FAIL;
-		goto done;
+	if (!o.lab != !o.job) {
+		rb_usage_error("compare", "--lab and --job go together");
+		goto usage;
+	}
+	if (!o.lab && (o.host || o.params.nr)) {
+		rb_usage_error("compare", "--host and --param need --lab and "
+					  "--job");
+		goto usage;
 	}
 	if (npaths < 2) {
-		rb_usage_error("compare", "need at least 2 results to compare");
+		rb_usage_error("compare", "need at least 2 %s to compare",
+			       o.lab ? "revisions" : "results");
 		goto usage;
 	}
 	m = xcalloc((size_t)npaths, sizeof(*m));
 	mp = xcalloc((size_t)npaths, sizeof(*mp));
-	for (i = 0; i < npaths; i++, loaded++) {
-		if (cmp_load(&m[i], paths[i])) {
+	for (i = 0; i < npaths; i++)
+		mp[i] = &m[i];
+	if (o.lab) {
+		svec_append(&keys, &o.axis_keys);
+		svec_append(&values, &o.axis_values);
+		if (load_store(&o, paths, npaths, m, &loaded, &keys, &values) <
+		    0) {
 			rb_error_print();
-			loaded++;
 			goto done;
 		}
-		mp[i] = &m[i];
+	} else {
+		for (i = 0; i < npaths; i++, loaded++) {
+			if (cmp_load(&m[i], paths[i])) {
+				rb_error_print();
+				loaded++;
+				goto done;
+			}
+		}
+		common_axes(&o, paths, npaths, &keys, &values);
 	}
-	common_axes(&o, paths, npaths, &keys, &values);
 	axes = xcalloc(keys.nr ? keys.nr : 1, sizeof(*axes));
 	for (a = 0; a < keys.nr; a++) {
 		axes[a].key = keys.v[a];
@@ -183,6 +288,7 @@ done:
 	free(axes);
 	svec_clear(&keys);
 	svec_clear(&values);
+	svec_clear(&o.params);
 	svec_clear(&o.axis_keys);
 	svec_clear(&o.axis_values);
 	sbuf_release(&out);

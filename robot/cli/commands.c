@@ -15,15 +15,21 @@ const struct rb_command rb_commands[] = {
 	  "the 0-Day %stddev/%change table of lkp result data",
 	  "usage: robot compare [--all] [--more] [--json] [--axis KEY=VALUE]...\n"
 	  "                     DIR_OR_MATRIX_A DIR_OR_MATRIX_B [...]\n"
+	  "       robot compare --lab LAB --job JOB [--param K=V]... [--host HOST]\n"
+	  "                     [--all] [--more] [--json] REV_A REV_B [...]\n"
 	  "\n"
 	  "    --all        every stat, not only those lkp would show\n"
 	  "    --more       include the stats lkp's denylist hides\n"
 	  "    --json       rows, changes and significance tests as JSON\n"
 	  "    --axis K=V   a common axis for the header (repeatable)\n"
 	  "\n"
+	  "    --lab, --job the runs the store holds for the job (--param picks\n"
+	  "                 an atomic job) on one host (--host when the lab\n"
+	  "                 has several) at each revision\n"
+	  "\n"
 	  "Each argument is a matrix.json, a commit directory holding one, or\n"
-	  "a directory of numbered runs with a stats.json each. The first is\n"
-	  "the base.\n" },
+	  "a directory of numbered runs with a stats.json each; with --lab, a\n"
+	  "revision. The first is the base.\n" },
 	{ "job", cmd_job, "expand or validate lkp job files",
 	  "usage: robot job expand JOB [--lab LAB] [--host NAME]\n"
 	  "       robot job validate JOB...\n"
