@@ -1039,6 +1039,8 @@ const char *stats_change_kind(int direction, double change)
  * that much (Siegmund, Sequential Analysis, 1985, ch. 3).
  */
 #define SIEGMUND_RHO 0.583
+extern double stats_dbg[8];
+double stats_dbg[8];
 
 void stats_policy_init(struct stats_policy *p)
 {
@@ -1053,6 +1055,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->anchor_min_runs = 3;
 	p->anchor_max_runs = 30;
 	p->clip_sd = 1.5;
+	p->confirm_alpha = 0.05;
 	p->drift = STATS_DRIFT_AUTO;
 	p->anchor_refresh = 0;
 }
@@ -1426,7 +1429,9 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 			double se = sqrt(s2 * f->cov[f->p - 1][f->p - 1]);
 			double t = se > 0 ? f->beta[f->p - 1] / se : 0;
 
-			if (se > 0)
+			if (se > 0 && stats_dbg[4])
+				f->slope_k = 1 / (1 + exp(-(t * t - log((double)f->n)) / 2));
+			else if (se > 0)
 				f->slope_k = RB_MAX(0.0, 1 - 1 / (t * t));
 			else
 				f->slope_k = f->beta[f->p - 1] != 0;
@@ -1506,7 +1511,7 @@ static int step_threshold(const struct stats_policy *p, const struct fit *f,
 	c->w_eff = c->w;
 	(void)why;
 	if (c->sigma2 > 0)
-		c->w_eff = shrink_w(c->w, c->sigma2 * quad(f, Lw), c->A);
+		c->w_eff = stats_dbg[2] ? c->w : shrink_w(c->w, c->sigma2 * quad(f, Lw), c->A);
 	return 0;
 }
 
@@ -1517,7 +1522,7 @@ static int step_threshold(const struct stats_policy *p, const struct fit *f,
  * gain, 1 lost accuracy on bimodal noise).
  */
 #define SURE_RUNS 3
-#define SURE_FACTOR 1.5
+#define SURE_FACTOR (stats_dbg[0] ? stats_dbg[0] : 1.5)
 
 /* anchors may be re-measured during the steps up to this many runs */
 #define STEP_ANCHOR_CAP(p) (4 * (size_t)(p)->anchor_max_runs)
@@ -1554,11 +1559,15 @@ static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 	sbuf_addf(why, " (%zu run%s)", n, n == 1 ? "" : "s");
 }
 
-int stats_step_verdict(const struct stats_policy *p,
-		       const struct stats_set *good,
-		       const struct stats_set *bad,
-		       const struct stats_set *cand, struct stats_step *out,
-		       struct sbuf *why)
+/*
+ * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
+ * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
+ * confirm_alpha from one run on, the other at the step alpha).
+ */
+static int decide(const struct stats_policy *p, const struct stats_set *good,
+		  const struct stats_set *bad, const struct stats_set *cand,
+		  enum stats_verdict expect, struct stats_step *out,
+		  struct sbuf *why)
 {
 	struct step_ctx c;
 	struct fit *f;
@@ -1566,7 +1575,8 @@ int stats_step_verdict(const struct stats_policy *p,
 	size_t n = cand->nr, i, na;
 	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean = 0, ss = 0, S = 0;
 	double alpha = stats_policy_step_alpha(p), tiny, cand_t = -INFINITY;
-	double scale_abs, need;
+	double scale_abs, need_bad, need_good, A_bad, A_good;
+	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1632,18 +1642,42 @@ int stats_step_verdict(const struct stats_policy *p,
 		ss += (adj[i] - mean) * (adj[i] - mean);
 	c.df = f->df + (n > 1 ? (double)n - 1 : 0) + p->noise.df;
 	c.sigma2 = c.df > 0 ? (f->rss + ss + p->noise.ss) / c.df : 0;
-	c.A = sprt_bound(alpha, c.df);
+	c.A = sprt_bound(alpha, stats_dbg[1] ? 1e9 : c.df);
 	if (step_threshold(p, f, &c, why))
 		goto done;
 	for (i = 0; i < f->p; i++)
 		Lc[i] += c.L_T[i];
-	c.v = c.sigma2 * quad(f, Lc);
+	c.v = stats_dbg[2] ? 0 : c.sigma2 * quad(f, Lc);
+	if (stats_dbg[4] && f->slope && n) {
+		double d = Lc[f->p - 1] / (f->slope_k > 0 ? f->slope_k : 1), k = f->slope_k, b = f->beta[f->p - 1];
+		if (f->slope_k <= 0) {
+			d = 0;
+			for (i = 0; i < n; i++)
+				d += ((cand->when ? cand->when[i] : 0) - f->tbar) / (double)n;
+		}
+		c.v += (k - k * k) * c.sigma2 * f->cov[f->p - 1][f->p - 1] * d * d + k * (1 - k) * b * b * d * d;
+	}
 	out->threshold = c.T;
 	out->noise_sd = sqrt(c.sigma2);
 	out->cand_mean = mean;
 
 	scale_abs = RB_MAX(fabs(out->good_mean), fabs(out->bad_mean));
 	tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
+	/* the confirmation: the expected side needs confirm_alpha only */
+	A_bad = A_good = c.A;
+	if (expect == STATS_GOOD || expect == STATS_BAD) {
+		double Ac = RB_MIN(sprt_bound(p->confirm_alpha,
+					      stats_dbg[1] ? 1e9 : c.df),
+				   c.A);
+
+		if (expect == STATS_GOOD) {
+			A_good = Ac;
+			min_good = 1;
+		} else {
+			A_bad = Ac;
+			min_bad = 1;
+		}
+	}
 	if (c.sigma2 + (double)n * c.v <= tiny * tiny) {
 		/* zero variance: each run counts fully, min_runs decide */
 		c.scale = INFINITY;
@@ -1654,7 +1688,12 @@ int stats_step_verdict(const struct stats_policy *p,
 		c.scale = 2 * c.w_eff / (c.sigma2 + (double)n * c.v);
 		/* the evidence per run has sd theta */
 		theta = c.scale * sqrt(c.sigma2 + (double)n * c.v);
-		c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
+		if (!stats_dbg[3]) {
+			c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
+			A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
+			A_good = RB_MAX(A_good - SIEGMUND_RHO * theta,
+					A_good / 2);
+		}
 		c.c = RB_MIN(c.scale * (RB_MAX(c.dg, c.db) +
 					p->clip_sd * sqrt(c.sigma2)),
 			     c.A);
@@ -1677,10 +1716,15 @@ int stats_step_verdict(const struct stats_policy *p,
 	 * evidence: so few runs must each be far beyond the threshold (a
 	 * two-run fluke of a bimodal metric must not decide a step).
 	 */
-	need = n >= SURE_RUNS ? c.A : SURE_FACTOR * c.A;
-	if (n >= p->min_runs && S >= need) {
+	need_bad = A_bad * (n >= SURE_RUNS || expect == STATS_BAD ?
+				    1 :
+				    SURE_FACTOR);
+	need_good = A_good * (n >= SURE_RUNS || expect == STATS_GOOD ?
+				      1 :
+				      SURE_FACTOR);
+	if (n >= min_bad && S >= need_bad) {
 		out->verdict = STATS_BAD;
-	} else if (n >= p->min_runs && S <= -need) {
+	} else if (n >= min_good && S <= -need_good) {
 		out->verdict = STATS_GOOD;
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
@@ -1713,11 +1757,12 @@ int stats_step_verdict(const struct stats_policy *p,
 				out->more_anchor_runs = 1;
 				out->anchor_host = cand_host;
 			}
-			more = (unsigned)clamp(ceil((c.A - fabs(S)) / m), 1,
-					       (double)(p->max_runs - n));
+			more = (unsigned)clamp(
+				ceil(((S > 0 ? A_bad : A_good) - fabs(S)) / m),
+				1, (double)(p->max_runs - n));
 		}
-		if (n + more < p->min_runs)
-			more = p->min_runs - (unsigned)n;
+		if (n + more < RB_MIN(min_bad, min_good))
+			more = RB_MIN(min_bad, min_good) - (unsigned)n;
 		out->more_runs = more;
 	}
 	/*
@@ -1771,6 +1816,28 @@ done:
 	free(o);
 	free(f);
 	return ret;
+}
+
+int stats_step_verdict(const struct stats_policy *p,
+		       const struct stats_set *good,
+		       const struct stats_set *bad,
+		       const struct stats_set *cand, struct stats_step *out,
+		       struct sbuf *why)
+{
+	return decide(p, good, bad, cand, STATS_NEED_MORE, out, why);
+}
+
+int stats_confirm_verdict(const struct stats_policy *p,
+			  const struct stats_set *good,
+			  const struct stats_set *bad,
+			  const struct stats_set *cand,
+			  enum stats_verdict expect, struct stats_step *out,
+			  struct sbuf *why)
+{
+	if (expect != STATS_GOOD && expect != STATS_BAD)
+		return rb_error("a confirmation expects good or bad, not %s",
+				stats_verdict_name(expect));
+	return decide(p, good, bad, cand, expect, out, why);
 }
 
 double stats_runs_needed(const struct stats_policy *p, double effect,

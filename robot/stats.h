@@ -266,6 +266,7 @@ struct stats_policy {
 	double threshold; /* the value, or the % for THRESHOLD_PCT */
 	double budget; /* 0.01 */
 	unsigned expected_steps; /* 10 */
+	double confirm_alpha; /* 0.05: see stats_confirm_verdict */
 	double endpoint_alpha; /* 0.005 */
 	unsigned min_runs; /* 2: never decide a step on fewer runs */
 	unsigned max_runs; /* 30: the cap per candidate, then weak */
@@ -374,6 +375,21 @@ int stats_step_verdict(const struct stats_policy *p,
 		       const struct stats_set *bad,
 		       const struct stats_set *cand, struct stats_step *out,
 		       struct sbuf *why);
+
+/*
+ * The confirmation of a culprit: a commit whose verdict is expected
+ * (the parent GOOD, the culprit BAD) is decided again on fresh runs. The
+ * same test as stats_step_verdict, with the bounds made unequal: the
+ * expected verdict needs the bound of confirm_alpha (and may come from a
+ * single run), the other one the step's bound A (and min_runs runs).
+ * STATS_NEED_MORE and STATS_WEAK as for a step.
+ */
+int stats_confirm_verdict(const struct stats_policy *p,
+			  const struct stats_set *good,
+			  const struct stats_set *bad,
+			  const struct stats_set *cand,
+			  enum stats_verdict expect, struct stats_step *out,
+			  struct sbuf *why);
 
 /*
  * Expected candidate runs per step for a change of `effect` noise stddevs

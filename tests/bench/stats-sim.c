@@ -339,6 +339,14 @@ static bool endpoints(struct sess *s)
 	}
 	while (busy_any(s))
 		wait_one(s);
+	if (pw.verdict == STATS_REPRODUCED && getenv("SIM_UPFRONT")) {
+		size_t m = (size_t)strtol(getenv("SIM_UPFRONT"), NULL, 10);
+
+		while (good->nr < m || bad->nr < m) {
+			start(s, 0, good->nr <= bad->nr ? 0 : s->N, 1, K_ENDPOINT);
+			wait_one(s);
+		}
+	}
 	return pw.verdict == STATS_REPRODUCED;
 }
 
@@ -388,11 +396,42 @@ static void evaluate(struct sess *s, struct probe *p)
 		p->verdict = RB_BAD;
 		break;
 	case STATS_WEAK:
-		p->verdict = RB_SKIP;
+		/* the truncated test: the lean, the confirmation backs it */
+		p->verdict = getenv("SIM_WEAK_SKIP") ? RB_SKIP :
+			     st.lean == STATS_BAD   ? RB_BAD :
+						      RB_GOOD;
 		s->res->weak++;
 		break;
 	}
 	debug_wrong(s, p, &st);
+	if (getenv("SIM_TRACE") && st.verdict == STATS_WEAK) {
+		struct sbuf sb = SBUF_INIT;
+		struct stats_step tmp;
+
+		stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], c, &tmp,
+				   &sb);
+		if (getenv("SIM_DUMP")) {
+			size_t q;
+			const struct stats_set *sets[3] = { &s->set[0], &s->set[s->N], c };
+			for (int z = 0; z < 3; z++) {
+				printf("  %s:", z == 0 ? "good" : z == 1 ? "bad" : "cand");
+				for (q = 0; q < sets[z]->nr; q++)
+					printf(" %.0f@%.0f", sets[z]->v[q] - 1000, sets[z]->when[q]);
+				printf("\n");
+			}
+		}
+		printf("WEAK(%s) t=%.0f: %s\n",
+		       (st.lean == STATS_BAD) == (s->w->culprit &&
+						  p->commit >= s->w->culprit) ?
+			       "right" :
+			       "wrong",
+		       s->run_id, sb.buf);
+		sbuf_release(&sb);
+	}
+	if (getenv("SIM_TRACE"))
+		printf("step %ld n=%zu ng=%zu nb=%zu bound=%.2f llr=%.2f sd=%.2f ndf=%.0f v=%d\n",
+		       p->commit, st.runs, s->set[0].nr, s->set[s->N].nr,
+		       st.bound, st.llr, st.noise_sd, s->pol.noise.df, st.verdict);
 	if (p->verdict != RB_SKIP)
 		stats_noise_add(&s->pol.noise, c);
 	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
@@ -489,9 +528,10 @@ static bool confirm(struct sess *s, long culprit)
 				continue;
 			if (!p->anchor_due) {
 				load_after(s, p->commit, after, 0, &fresh);
-				if (stats_step_verdict(&s->pol, &s->set[0],
-						       &s->set[s->N], &fresh,
-						       &st, NULL))
+				if (stats_confirm_verdict(
+					    &s->pol, &s->set[0], &s->set[s->N],
+					    &fresh, k ? STATS_BAD : STATS_GOOD,
+					    &st, NULL))
 					rb_die("verdict: %s", rb_errmsg());
 				if (st.verdict == STATS_NEED_MORE) {
 					p->anchor_due = st.more_anchor_runs * 2;
@@ -743,6 +783,11 @@ static void add(struct tally *t, const struct result *r, long culprit)
 		t->right++;
 }
 
+extern double stats_dbg[8];
+static void dbg_init(void)
+{
+	for (int q = 0; q < 8; q++) { char nm[16]; snprintf(nm, sizeof(nm), "DBG%d", q); if (getenv(nm)) stats_dbg[q] = strtod(getenv(nm), NULL); }
+}
 int main(int argc, char **argv)
 {
 	static const double effects[] = { 2, 3, 5, 10, 0 };
@@ -757,6 +802,7 @@ int main(int argc, char **argv)
 	int s;
 	size_t e;
 
+	dbg_init();
 	stats_policy_init(&pol);
 	pol.direction = 1;
 	if (getenv("SIM_DRIFT"))
