@@ -1771,7 +1771,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	 * wait: drift small against the anchors' gap cannot flip it).
 	 */
 	if (out->verdict == STATS_NEED_MORE && p->anchor_refresh > 0 && n &&
-	    cand->when) {
+	    cand->when && !(stats_dbg[5] && fabs(S) >= c.A)) {
 		double tg = -INFINITY, tb = -INFINITY;
 
 		for (i = 0; i < good->nr; i++)
