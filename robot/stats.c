@@ -1039,8 +1039,6 @@ const char *stats_change_kind(int direction, double change)
  * that much (Siegmund, Sequential Analysis, 1985, ch. 3).
  */
 #define SIEGMUND_RHO 0.583
-extern double stats_dbg[8];
-double stats_dbg[8];
 
 void stats_policy_init(struct stats_policy *p)
 {
@@ -1097,6 +1095,14 @@ double stats_policy_step_alpha(const struct stats_policy *p)
 	unsigned steps = p->expected_steps ? p->expected_steps : 1;
 
 	return p->budget / (double)steps;
+}
+
+/* the drift rate the trend's prior allows, noise sd per `when` unit */
+static double policy_drift_sd(const struct stats_policy *p)
+{
+	if (p->drift_sd > 0)
+		return p->drift_sd;
+	return p->anchor_refresh > 0 ? 1 / (8 * p->anchor_refresh) : 0;
 }
 
 const char *stats_verdict_name(enum stats_verdict v)
@@ -1181,6 +1187,7 @@ struct fit {
 	int hosts[FIT_MAXHOST];
 	bool slope;
 	double slope_k; /* how much of the fitted slope is used */
+	double ridge; /* prior precision of the slope, in 1/sigma^2 */
 	double tbar;
 	double beta[FIT_MAXP];
 	double cov[FIT_MAXP][FIT_MAXP]; /* (X'WX)^-1 */
@@ -1262,6 +1269,8 @@ static int fit_solve(struct fit *f, const struct obs *o, const double *w)
 				m[j][k] += w[i] * x[j] * x[k];
 		}
 	}
+	if (f->slope && f->ridge > 0)
+		m[f->p - 1][f->p - 1] += f->ridge;
 	if (invert(m, f->p))
 		return -1;
 	for (j = 0; j < f->p; j++) {
@@ -1425,16 +1434,16 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 		if (f->n <= f->p || fit_robust(f, o)) {
 			f->slope = false;
 		} else if (pol->drift == STATS_DRIFT_AUTO) {
-			double s2 = f->rss / f->df;
-			double se = sqrt(s2 * f->cov[f->p - 1][f->p - 1]);
-			double t = se > 0 ? f->beta[f->p - 1] / se : 0;
+			double s2 = f->rss / f->df, rho = policy_drift_sd(pol);
+			double b = f->beta[f->p - 1];
+			double se2 = s2 * f->cov[f->p - 1][f->p - 1];
+			double tau2 = RB_MAX(rho * rho * s2, b * b - 4 * se2);
 
-			if (se > 0 && stats_dbg[4])
-				f->slope_k = 1 / (1 + exp(-(t * t - log((double)f->n)) / 2));
-			else if (se > 0)
-				f->slope_k = RB_MAX(0.0, 1 - 1 / (t * t));
-			else
-				f->slope_k = f->beta[f->p - 1] != 0;
+			/* the posterior under N(0, tau2): a ridge of s2/tau2 */
+			if (!(tau2 > 0) || !(se2 > 0))
+				f->slope_k = 0;
+			else if (f->ridge = s2 / tau2, fit_robust(f, o))
+				f->slope = false;
 		}
 		if (!f->slope)
 			f->p--;
@@ -1511,18 +1520,9 @@ static int step_threshold(const struct stats_policy *p, const struct fit *f,
 	c->w_eff = c->w;
 	(void)why;
 	if (c->sigma2 > 0)
-		c->w_eff = stats_dbg[2] ? c->w : shrink_w(c->w, c->sigma2 * quad(f, Lw), c->A);
+		c->w_eff = shrink_w(c->w, c->sigma2 * quad(f, Lw), c->A);
 	return 0;
 }
-
-/*
- * Fewer candidate runs than SURE_RUNS need SURE_FACTOR times the evidence
- * (1.5: the simulations' bimodal rows keep their accuracy, large changes
- * still decide on 2 runs; 2 cost 8% more runs at 5 sd for no measurable
- * gain, 1 lost accuracy on bimodal noise).
- */
-#define SURE_RUNS 3
-#define SURE_FACTOR (stats_dbg[0] ? stats_dbg[0] : 1.5)
 
 /* anchors may be re-measured during the steps up to this many runs */
 #define STEP_ANCHOR_CAP(p) (4 * (size_t)(p)->anchor_max_runs)
@@ -1575,7 +1575,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	size_t n = cand->nr, i, na;
 	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean = 0, ss = 0, S = 0;
 	double alpha = stats_policy_step_alpha(p), tiny, cand_t = -INFINITY;
-	double scale_abs, need_bad, need_good, A_bad, A_good;
+	double scale_abs, A_bad, A_good;
 	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
 
@@ -1642,21 +1642,12 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		ss += (adj[i] - mean) * (adj[i] - mean);
 	c.df = f->df + (n > 1 ? (double)n - 1 : 0) + p->noise.df;
 	c.sigma2 = c.df > 0 ? (f->rss + ss + p->noise.ss) / c.df : 0;
-	c.A = sprt_bound(alpha, stats_dbg[1] ? 1e9 : c.df);
+	c.A = sprt_bound(alpha, c.df);
 	if (step_threshold(p, f, &c, why))
 		goto done;
 	for (i = 0; i < f->p; i++)
 		Lc[i] += c.L_T[i];
-	c.v = stats_dbg[2] ? 0 : c.sigma2 * quad(f, Lc);
-	if (stats_dbg[4] && f->slope && n) {
-		double d = Lc[f->p - 1] / (f->slope_k > 0 ? f->slope_k : 1), k = f->slope_k, b = f->beta[f->p - 1];
-		if (f->slope_k <= 0) {
-			d = 0;
-			for (i = 0; i < n; i++)
-				d += ((cand->when ? cand->when[i] : 0) - f->tbar) / (double)n;
-		}
-		c.v += (k - k * k) * c.sigma2 * f->cov[f->p - 1][f->p - 1] * d * d + k * (1 - k) * b * b * d * d;
-	}
+	c.v = c.sigma2 * quad(f, Lc);
 	out->threshold = c.T;
 	out->noise_sd = sqrt(c.sigma2);
 	out->cand_mean = mean;
@@ -1666,9 +1657,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	/* the confirmation: the expected side needs confirm_alpha only */
 	A_bad = A_good = c.A;
 	if (expect == STATS_GOOD || expect == STATS_BAD) {
-		double Ac = RB_MIN(sprt_bound(p->confirm_alpha,
-					      stats_dbg[1] ? 1e9 : c.df),
-				   c.A);
+		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c.df), c.A);
 
 		if (expect == STATS_GOOD) {
 			A_good = Ac;
@@ -1688,12 +1677,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		c.scale = 2 * c.w_eff / (c.sigma2 + (double)n * c.v);
 		/* the evidence per run has sd theta */
 		theta = c.scale * sqrt(c.sigma2 + (double)n * c.v);
-		if (!stats_dbg[3]) {
-			c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
-			A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
-			A_good = RB_MAX(A_good - SIEGMUND_RHO * theta,
-					A_good / 2);
-		}
+		c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
+		A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
+		A_good = RB_MAX(A_good - SIEGMUND_RHO * theta, A_good / 2);
 		c.c = RB_MIN(c.scale * (RB_MAX(c.dg, c.db) +
 					p->clip_sd * sqrt(c.sigma2)),
 			     c.A);
@@ -1711,20 +1697,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	out->llr = S;
 	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
 
-	/*
-	 * Below SURE_RUNS runs a verdict needs SURE_FACTOR times the
-	 * evidence: so few runs must each be far beyond the threshold (a
-	 * two-run fluke of a bimodal metric must not decide a step).
-	 */
-	need_bad = A_bad * (n >= SURE_RUNS || expect == STATS_BAD ?
-				    1 :
-				    SURE_FACTOR);
-	need_good = A_good * (n >= SURE_RUNS || expect == STATS_GOOD ?
-				      1 :
-				      SURE_FACTOR);
-	if (n >= min_bad && S >= need_bad) {
+	if (n >= min_bad && S >= A_bad) {
 		out->verdict = STATS_BAD;
-	} else if (n >= min_good && S <= -need_good) {
+	} else if (n >= min_good && S <= -A_good) {
 		out->verdict = STATS_GOOD;
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
@@ -1771,8 +1746,8 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	 * wait: drift small against the anchors' gap cannot flip it).
 	 */
 	if (out->verdict == STATS_NEED_MORE && p->anchor_refresh > 0 && n &&
-	    cand->when && !(stats_dbg[5] && fabs(S) >= c.A)) {
-		double tg = -INFINITY, tb = -INFINITY;
+	    cand->when && fabs(S) < c.A) {
+		double tg = -INFINITY, tb = -INFINITY, age = p->anchor_refresh;
 
 		for (i = 0; i < good->nr; i++)
 			if ((good->host ? good->host[i] : 0) == cand_host)
@@ -1780,7 +1755,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		for (i = 0; i < bad->nr; i++)
 			if ((bad->host ? bad->host[i] : 0) == cand_host)
 				tb = RB_MAX(tb, bad->when ? bad->when[i] : 0);
-		if (cand_t - RB_MIN(tg, tb) > p->anchor_refresh) {
+		if (c.sigma2 > 0)
+			age *= RB_MAX(1.0, c.w / sqrt(c.sigma2));
+		if (cand_t - RB_MIN(tg, tb) > age) {
 			out->more_anchor_runs = 1;
 			out->anchor_host = cand_host;
 		}

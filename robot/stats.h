@@ -285,6 +285,11 @@ struct stats_policy {
 	 * 0 (default): only when the candidate's host has none.
 	 */
 	double anchor_refresh;
+	/*
+	 * The drift the trend's prior allows (DRIFT_AUTO): its rate, in
+	 * noise sd per `when` unit; 0 (default): 1/8 sd per anchor_refresh.
+	 */
+	double drift_sd;
 	struct stats_noise noise; /* from earlier steps, {0, 0} at start */
 };
 

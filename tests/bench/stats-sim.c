@@ -343,7 +343,8 @@ static bool endpoints(struct sess *s)
 		size_t m = (size_t)strtol(getenv("SIM_UPFRONT"), NULL, 10);
 
 		while (good->nr < m || bad->nr < m) {
-			start(s, 0, good->nr <= bad->nr ? 0 : s->N, 1, K_ENDPOINT);
+			start(s, 0, good->nr <= bad->nr ? 0 : s->N, 1,
+			      K_ENDPOINT);
 			wait_one(s);
 		}
 	}
@@ -398,8 +399,8 @@ static void evaluate(struct sess *s, struct probe *p)
 	case STATS_WEAK:
 		/* the truncated test: the lean, the confirmation backs it */
 		p->verdict = getenv("SIM_WEAK_SKIP") ? RB_SKIP :
-			     st.lean == STATS_BAD   ? RB_BAD :
-						      RB_GOOD;
+			     st.lean == STATS_BAD    ? RB_BAD :
+						       RB_GOOD;
 		s->res->weak++;
 		break;
 	}
@@ -412,11 +413,16 @@ static void evaluate(struct sess *s, struct probe *p)
 				   &sb);
 		if (getenv("SIM_DUMP")) {
 			size_t q;
-			const struct stats_set *sets[3] = { &s->set[0], &s->set[s->N], c };
+			const struct stats_set *sets[3] = { &s->set[0],
+							    &s->set[s->N], c };
 			for (int z = 0; z < 3; z++) {
-				printf("  %s:", z == 0 ? "good" : z == 1 ? "bad" : "cand");
+				printf("  %s:", z == 0 ? "good" :
+						z == 1 ? "bad" :
+							 "cand");
 				for (q = 0; q < sets[z]->nr; q++)
-					printf(" %.0f@%.0f", sets[z]->v[q] - 1000, sets[z]->when[q]);
+					printf(" %.0f@%.0f",
+					       sets[z]->v[q] - 1000,
+					       sets[z]->when[q]);
 				printf("\n");
 			}
 		}
@@ -431,7 +437,8 @@ static void evaluate(struct sess *s, struct probe *p)
 	if (getenv("SIM_TRACE"))
 		printf("step %ld n=%zu ng=%zu nb=%zu bound=%.2f llr=%.2f sd=%.2f ndf=%.0f v=%d\n",
 		       p->commit, st.runs, s->set[0].nr, s->set[s->N].nr,
-		       st.bound, st.llr, st.noise_sd, s->pol.noise.df, st.verdict);
+		       st.bound, st.llr, st.noise_sd, s->pol.noise.df,
+		       st.verdict);
 	if (p->verdict != RB_SKIP)
 		stats_noise_add(&s->pol.noise, c);
 	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
@@ -523,16 +530,36 @@ static bool confirm(struct sess *s, long culprit)
 		for (k = 0; k < 2; k++) {
 			struct probe *p = &m[k];
 			struct stats_step st;
+			struct stats_policy cp = s->pol;
 
 			if (p->done)
 				continue;
 			if (!p->anchor_due) {
 				load_after(s, p->commit, after, 0, &fresh);
+				if (getenv("SIM_CONFIRM_DRIFT"))
+					cp.drift = (enum stats_drift)strtol(
+						getenv("SIM_CONFIRM_DRIFT"),
+						NULL, 10);
 				if (stats_confirm_verdict(
-					    &s->pol, &s->set[0], &s->set[s->N],
+					    &cp, &s->set[0], &s->set[s->N],
 					    &fresh, k ? STATS_BAD : STATS_GOOD,
 					    &st, NULL))
 					rb_die("verdict: %s", rb_errmsg());
+				if (getenv("SIM_CDEBUG") &&
+				    st.verdict != STATS_NEED_MORE) {
+					struct sbuf sb = SBUF_INIT;
+					struct stats_step t2;
+
+					stats_confirm_verdict(
+						&cp, &s->set[0], &s->set[s->N],
+						&fresh,
+						k ? STATS_BAD : STATS_GOOD, &t2,
+						&sb);
+					printf("CONFIRM %ld (culprit %ld) run %.0f: %s\n",
+					       p->commit, s->w->culprit,
+					       s->run_id, sb.buf);
+					sbuf_release(&sb);
+				}
 				if (st.verdict == STATS_NEED_MORE) {
 					p->anchor_due = st.more_anchor_runs * 2;
 					p->anchor_good = st.more_anchor_runs;
@@ -651,6 +678,11 @@ static void ours(struct world *w, long N, int nhosts,
 			culprit = commit_of(bs.pick);
 			if (confirm(&s, culprit)) {
 				res->reported = culprit;
+				if (getenv("SIM_WRONG") &&
+				    culprit != w->culprit)
+					printf("WRONG CULPRIT %ld (true %ld) at run %.0f, attempts %u\n",
+					       culprit, w->culprit, s.run_id,
+					       attempts);
 				break;
 			}
 			res->unconfirmed++;
@@ -783,11 +815,6 @@ static void add(struct tally *t, const struct result *r, long culprit)
 		t->right++;
 }
 
-extern double stats_dbg[8];
-static void dbg_init(void)
-{
-	for (int q = 0; q < 8; q++) { char nm[16]; snprintf(nm, sizeof(nm), "DBG%d", q); if (getenv(nm)) stats_dbg[q] = strtod(getenv(nm), NULL); }
-}
 int main(int argc, char **argv)
 {
 	static const double effects[] = { 2, 3, 5, 10, 0 };
@@ -802,7 +829,6 @@ int main(int argc, char **argv)
 	int s;
 	size_t e;
 
-	dbg_init();
 	stats_policy_init(&pol);
 	pol.direction = 1;
 	if (getenv("SIM_DRIFT"))
@@ -820,6 +846,8 @@ int main(int argc, char **argv)
 	if (getenv("SIM_ANCHOR_MAX"))
 		pol.anchor_max_runs =
 			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
+	if (getenv("SIM_CONFIRM_ALPHA"))
+		pol.confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
 	if (getenv("SIM_HOSTS"))
 		nr_hosts_shape = (int)RB_MIN(
 			MAXHOSTS, strtol(getenv("SIM_HOSTS"), NULL, 10));
