@@ -846,6 +846,8 @@ int main(int argc, char **argv)
 	if (getenv("SIM_ANCHOR_MAX"))
 		pol.anchor_max_runs =
 			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
+	if (getenv("SIM_ENDPOINT_ALPHA"))
+		pol.endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol.confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
 	if (getenv("SIM_HOSTS"))
