@@ -46,16 +46,21 @@
  *
  * Printed per scenario: right culprits (or false reports for null
  * histories), weak steps, mean runs per bisection, and the same for the
- * baseline. Seeded: the same numbers every time.
+ * baseline; then where the runs go (endpoint check, candidates, anchors
+ * re-measured during the steps, confirmation), the unconfirmed culprits
+ * and inconclusive ends per bisection, and how long a bisection takes in
+ * run times (the hosts run in parallel; lkp's runs one after another).
+ * Seeded: the same numbers every time.
  *
  * usage: stats-sim [trials per scenario (1000)] [commits (500)]
  *
  * Knobs for exploring (environment): SIM_SHAPES (bit mask of the noise
  * shapes), SIM_EFFECTS (bit mask of the rows: 2, 3, 5, 10 sd, null),
  * SIM_DRIFT (sd per run, 0.01), SIM_DRIFT_MODE (0 off, 1 auto, 2 on),
- * SIM_MIN_RUNS, SIM_ANCHOR_MAX, SIM_HOSTS (hosts of the hosts shape, 4),
- * SIM_VERBOSE (where the runs go), SIM_DEBUG (print every wrong step with
- * its evidence).
+ * SIM_DRIFT_SD (the policy's drift_sd), SIM_MIN_RUNS, SIM_ANCHOR_MAX,
+ * SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_HOSTS (hosts of the hosts
+ * shape, 4), SIM_DEBUG (print every wrong step with its evidence, and
+ * every wrong culprit).
  */
 #include <math.h>
 
@@ -339,15 +344,6 @@ static bool endpoints(struct sess *s)
 	}
 	while (busy_any(s))
 		wait_one(s);
-	if (pw.verdict == STATS_REPRODUCED && getenv("SIM_UPFRONT")) {
-		size_t m = (size_t)strtol(getenv("SIM_UPFRONT"), NULL, 10);
-
-		while (good->nr < m || bad->nr < m) {
-			start(s, 0, good->nr <= bad->nr ? 0 : s->N, 1,
-			      K_ENDPOINT);
-			wait_one(s);
-		}
-	}
 	return pw.verdict == STATS_REPRODUCED;
 }
 
@@ -398,49 +394,12 @@ static void evaluate(struct sess *s, struct probe *p)
 		break;
 	case STATS_WEAK:
 		/* the truncated test: the lean, the confirmation backs it */
-		p->verdict = getenv("SIM_WEAK_SKIP") ? RB_SKIP :
-			     st.lean == STATS_BAD    ? RB_BAD :
-						       RB_GOOD;
+		p->verdict = st.lean == STATS_BAD ? RB_BAD : RB_GOOD;
 		s->res->weak++;
 		break;
 	}
 	debug_wrong(s, p, &st);
-	if (getenv("SIM_TRACE") && st.verdict == STATS_WEAK) {
-		struct sbuf sb = SBUF_INIT;
-		struct stats_step tmp;
-
-		stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], c, &tmp,
-				   &sb);
-		if (getenv("SIM_DUMP")) {
-			size_t q;
-			const struct stats_set *sets[3] = { &s->set[0],
-							    &s->set[s->N], c };
-			for (int z = 0; z < 3; z++) {
-				printf("  %s:", z == 0 ? "good" :
-						z == 1 ? "bad" :
-							 "cand");
-				for (q = 0; q < sets[z]->nr; q++)
-					printf(" %.0f@%.0f",
-					       sets[z]->v[q] - 1000,
-					       sets[z]->when[q]);
-				printf("\n");
-			}
-		}
-		printf("WEAK(%s) t=%.0f: %s\n",
-		       (st.lean == STATS_BAD) == (s->w->culprit &&
-						  p->commit >= s->w->culprit) ?
-			       "right" :
-			       "wrong",
-		       s->run_id, sb.buf);
-		sbuf_release(&sb);
-	}
-	if (getenv("SIM_TRACE"))
-		printf("step %ld n=%zu ng=%zu nb=%zu bound=%.2f llr=%.2f sd=%.2f ndf=%.0f v=%d\n",
-		       p->commit, st.runs, s->set[0].nr, s->set[s->N].nr,
-		       st.bound, st.llr, st.noise_sd, s->pol.noise.df,
-		       st.verdict);
-	if (p->verdict != RB_SKIP)
-		stats_noise_add(&s->pol.noise, c);
+	stats_noise_add(&s->pol.noise, c);
 	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
 	p->done = true;
 }
@@ -530,36 +489,16 @@ static bool confirm(struct sess *s, long culprit)
 		for (k = 0; k < 2; k++) {
 			struct probe *p = &m[k];
 			struct stats_step st;
-			struct stats_policy cp = s->pol;
 
 			if (p->done)
 				continue;
 			if (!p->anchor_due) {
 				load_after(s, p->commit, after, 0, &fresh);
-				if (getenv("SIM_CONFIRM_DRIFT"))
-					cp.drift = (enum stats_drift)strtol(
-						getenv("SIM_CONFIRM_DRIFT"),
-						NULL, 10);
 				if (stats_confirm_verdict(
-					    &cp, &s->set[0], &s->set[s->N],
+					    &s->pol, &s->set[0], &s->set[s->N],
 					    &fresh, k ? STATS_BAD : STATS_GOOD,
 					    &st, NULL))
 					rb_die("verdict: %s", rb_errmsg());
-				if (getenv("SIM_CDEBUG") &&
-				    st.verdict != STATS_NEED_MORE) {
-					struct sbuf sb = SBUF_INIT;
-					struct stats_step t2;
-
-					stats_confirm_verdict(
-						&cp, &s->set[0], &s->set[s->N],
-						&fresh,
-						k ? STATS_BAD : STATS_GOOD, &t2,
-						&sb);
-					printf("CONFIRM %ld (culprit %ld) run %.0f: %s\n",
-					       p->commit, s->w->culprit,
-					       s->run_id, sb.buf);
-					sbuf_release(&sb);
-				}
 				if (st.verdict == STATS_NEED_MORE) {
 					p->anchor_due = st.more_anchor_runs * 2;
 					p->anchor_good = st.more_anchor_runs;
@@ -678,11 +617,13 @@ static void ours(struct world *w, long N, int nhosts,
 			culprit = commit_of(bs.pick);
 			if (confirm(&s, culprit)) {
 				res->reported = culprit;
-				if (getenv("SIM_WRONG") &&
+				if (getenv("SIM_DEBUG") &&
 				    culprit != w->culprit)
-					printf("WRONG CULPRIT %ld (true %ld) at run %.0f, attempts %u\n",
+					printf("WRONG CULPRIT %s %.0f: %ld (true "
+					       "%ld) at run %.0f, try %u\n",
+					       shape_names[w->shape], w->effect,
 					       culprit, w->culprit, s.run_id,
-					       attempts);
+					       attempts + 1);
 				break;
 			}
 			res->unconfirmed++;
@@ -815,11 +756,51 @@ static void add(struct tally *t, const struct result *r, long culprit)
 		t->right++;
 }
 
+static void print_row(const char *shape, double effect, const struct tally *to,
+		      const struct tally *tb)
+{
+	double n = (double)to->trials, nb = (double)tb->trials;
+
+	if (effect > 0)
+		printf("%-9s %6.0f | %7.2f%% %7s %6.2f %6.1f | %7.2f%% %6.1f | "
+		       "%5.2f\n",
+		       shape, effect, 100.0 * (double)to->right / n, "",
+		       (double)to->weak_steps / n, to->runs / n,
+		       100.0 * (double)tb->right / nb, tb->runs / nb,
+		       to->runs / tb->runs);
+	else
+		printf("%-9s %6s | %8s %6.2f%% %6.2f %6.1f | %6.2f%%F %6.1f | "
+		       "%5.2f\n",
+		       shape, "null", "", 100.0 * (double)to->reported / n,
+		       (double)to->weak_steps / n, to->runs / n,
+		       100.0 * (double)tb->reported / nb, tb->runs / nb,
+		       to->runs / tb->runs);
+}
+
+/* where the runs go, and the time the bisection takes */
+static void print_where(const char *shape, double effect,
+			const struct tally *to, const struct tally *tb)
+{
+	double n = (double)to->trials;
+	char ef[16];
+
+	snprintf(ef, sizeof(ef), effect > 0 ? "%.0f" : "null", effect);
+	printf("%-9s %6s | %8.1f %6.1f %6.1f %7.1f | %6.3f %6.2f%% | %6.1f "
+	       "%6.1f\n",
+	       shape, ef, to->kind_runs[K_ENDPOINT] / n,
+	       to->kind_runs[K_CAND] / n, to->kind_runs[K_ANCHOR] / n,
+	       to->kind_runs[K_CONFIRM] / n, (double)to->unconfirmed / n,
+	       100.0 * (double)to->inconclusive / n, to->clock / n,
+	       tb->clock / (double)tb->trials);
+}
+
 int main(int argc, char **argv)
 {
 	static const double effects[] = { 2, 3, 5, 10, 0 };
+	enum { NEFF = RB_ARRAY_SIZE(effects) };
 	long trials = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
 	long N = argc > 2 ? strtol(argv[2], NULL, 10) : 500;
+	struct tally to[NSHAPES][NEFF], tb[NSHAPES][NEFF];
 	struct stats_policy pol;
 	double tot_ours = 0, tot_base = 0, null_ours = 0, null_base = 0;
 	long n_right = 0, n_cul = 0, n_false = 0, n_null = 0, b_right = 0;
@@ -850,12 +831,17 @@ int main(int argc, char **argv)
 		pol.endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol.confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
+	if (getenv("SIM_DRIFT_SD"))
+		pol.drift_sd = strtod(getenv("SIM_DRIFT_SD"), NULL);
 	if (getenv("SIM_HOSTS"))
-		nr_hosts_shape = (int)RB_MIN(
-			MAXHOSTS, strtol(getenv("SIM_HOSTS"), NULL, 10));
+		nr_hosts_shape = (int)RB_MAX(
+			1, RB_MIN(MAXHOSTS,
+				  strtol(getenv("SIM_HOSTS"), NULL, 10)));
 	if (N < 2 || trials < 1)
 		rb_die("usage: stats-sim [trials] [commits >= 2]");
 	build_graph(N);
+	memset(to, 0, sizeof(to));
+	memset(tb, 0, sizeof(tb));
 	printf("simulated bisections: %ld commits (%d steps), %ld histories "
 	       "per row, budget %.0f%% wrong culprits\n\n",
 	       N, rb_bisect_estimate_steps((uint32_t)N) + 1, trials,
@@ -868,8 +854,8 @@ int main(int argc, char **argv)
 	for (s = 0; s < NSHAPES; s++) {
 		if (!(shape_mask & (1L << s)))
 			continue;
-		for (e = 0; e < RB_ARRAY_SIZE(effects); e++) {
-			struct tally to = { 0 }, tb = { 0 };
+		for (e = 0; e < NEFF; e++) {
+			struct tally *o = &to[s][e], *b = &tb[s][e];
 			int nhosts = s == HOSTS ? nr_hosts_shape : 1;
 			long i;
 
@@ -885,75 +871,31 @@ int main(int argc, char **argv)
 				new_world(&w, seed, (enum shape)s, effects[e],
 					  N);
 				ours(&w, N, nhosts, &pol, &r);
-				add(&to, &r, w.culprit);
+				add(o, &r, w.culprit);
 				new_world(&w, seed, (enum shape)s, effects[e],
 					  N);
 				baseline(&w, N, &r);
-				add(&tb, &r, w.culprit);
+				add(b, &r, w.culprit);
 			}
-			if (getenv("SIM_VERBOSE"))
-				printf("    runs: endpoint %.1f, candidates "
-				       "%.1f, anchors %.1f, confirmation %.1f;"
-				       " unconfirmed %.3f, inconclusive "
-				       "%.2f%%, wall %.1f (lkp %.1f)\n",
-				       to.kind_runs[K_ENDPOINT] /
-					       (double)to.trials,
-				       to.kind_runs[K_CAND] / (double)to.trials,
-				       to.kind_runs[K_ANCHOR] /
-					       (double)to.trials,
-				       to.kind_runs[K_CONFIRM] /
-					       (double)to.trials,
-				       (double)to.unconfirmed /
-					       (double)to.trials,
-				       100.0 * (double)to.inconclusive /
-					       (double)to.trials,
-				       to.clock / (double)to.trials,
-				       tb.clock / (double)tb.trials);
 			if (effects[e] > 0) {
-				tot_ours += to.runs;
-				tot_base += tb.runs;
-				n_right += to.right;
-				b_right += tb.right;
-				n_cul += to.trials;
+				tot_ours += o->runs;
+				tot_base += b->runs;
+				n_right += o->right;
+				b_right += b->right;
+				n_cul += o->trials;
 				worst_right = RB_MIN(worst_right,
-						     (double)to.right /
-							     (double)to.trials);
+						     (double)o->right /
+							     (double)o->trials);
 				worst_ratio =
-					RB_MAX(worst_ratio, to.runs / tb.runs);
+					RB_MAX(worst_ratio, o->runs / b->runs);
 			} else {
-				null_ours += to.runs;
-				null_base += tb.runs;
-				n_false += to.reported;
-				b_false += tb.reported;
-				n_null += to.trials;
+				null_ours += o->runs;
+				null_base += b->runs;
+				n_false += o->reported;
+				b_false += b->reported;
+				n_null += o->trials;
 			}
-			if (effects[e] > 0)
-				printf("%-9s %6.0f | %7.2f%% %7s %6.2f %6.1f | "
-				       "%7.2f%% %6.1f | %5.2f\n",
-				       shape_names[s], effects[e],
-				       100.0 * (double)to.right /
-					       (double)to.trials,
-				       "",
-				       (double)to.weak_steps /
-					       (double)to.trials,
-				       to.runs / (double)to.trials,
-				       100.0 * (double)tb.right /
-					       (double)tb.trials,
-				       tb.runs / (double)tb.trials,
-				       to.runs / tb.runs);
-			else
-				printf("%-9s %6s | %8s %6.2f%% %6.2f %6.1f | "
-				       "%6.2f%%F %6.1f | %5.2f\n",
-				       shape_names[s], "null", "",
-				       100.0 * (double)to.reported /
-					       (double)to.trials,
-				       (double)to.weak_steps /
-					       (double)to.trials,
-				       to.runs / (double)to.trials,
-				       100.0 * (double)tb.reported /
-					       (double)tb.trials,
-				       tb.runs / (double)tb.trials,
-				       to.runs / tb.runs);
+			print_row(shape_names[s], effects[e], o, b);
 			fflush(stdout);
 		}
 	}
@@ -971,6 +913,16 @@ int main(int argc, char **argv)
 		       100.0 * (double)n_false / (double)n_null,
 		       100.0 * (double)b_false / (double)n_null,
 		       null_ours / (double)n_null, null_base / (double)n_null);
+	printf("\nwhere the runs go (per bisection), and its length in run "
+	       "times (hosts in parallel)\n\n");
+	printf("%-9s %6s | %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
+	       "change", "endpoint", "cand", "anchor", "confirm", "unconf",
+	       "inconcl", "time", "lkp");
+	for (s = 0; s < NSHAPES; s++)
+		for (e = 0; e < NEFF; e++)
+			if (to[s][e].trials)
+				print_where(shape_names[s], effects[e],
+					    &to[s][e], &tb[s][e]);
 	free(walk);
 	rb_graph_release(&graph);
 	return 0;
