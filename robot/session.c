@@ -476,11 +476,13 @@ static int evaluate(struct sess *s, struct probe *p)
 		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
 		  "\"threshold\": %.17g, "
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
-		  "\"lean\": \"%s\", \"weak\": %s, \"why\": \"",
+		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, "
+		  "\"why\": \"",
 		  cand.nr ? cand.when[cand.nr - 1] : 0.0, p->step.cand_mean,
 		  p->step.runs, p->step.threshold, p->step.llr, p->step.bound,
 		  p->step.noise_sd, vname(p->step.lean),
-		  p->step.verdict == STATS_WEAK ? "true" : "false");
+		  p->step.verdict == STATS_WEAK ? "true" : "false",
+		  p->step.sure ? "true" : "false");
 	json_escape(&detail, why.buf);
 	sbuf_addstr(&detail, "\"}");
 	if (step(s, "verdict", p->hex, s->cfg->hosts[p->host], p->verdict_name,
@@ -734,6 +736,33 @@ static int replay(struct sess *s, bool *reproduced)
 
 /* --- confirmation ----------------------------------------------------- */
 
+/*
+ * Did the step that decided hex (its latest verdict not dropped by an
+ * unconfirmed culprit) say `want` with evidence enough to need no
+ * confirmation (stats_step.sure)?
+ */
+static bool sure_verdict(const struct bisection_step_rec *st, size_t n,
+			 const char *hex, const char *want)
+{
+	size_t i, j;
+
+	for (i = n; i-- > 0;) {
+		bool dropped = false;
+
+		if (strcmp(st[i].kind, "verdict") || !st[i].commit ||
+		    strcmp(st[i].commit, hex))
+			continue;
+		for (j = i + 1; j < n && !dropped; j++)
+			dropped = !strcmp(st[j].kind, "unconfirmed") &&
+				  dropped_by(&st[j], hex);
+		if (dropped)
+			continue;
+		return st[i].verdict && !strcmp(st[i].verdict, want) &&
+		       st[i].detail && strstr(st[i].detail, "\"sure\": true");
+	}
+	return false;
+}
+
 struct member {
 	const char *hex;
 	enum stats_verdict expect, got;
@@ -766,6 +795,7 @@ static int confirm(struct sess *s, const char *culprit,
 	struct stats_detection d;
 	struct session_result res;
 	struct member *m = xcalloc(np + 1, sizeof(*m));
+	bool *sure = xcalloc(np + 1, sizeof(*sure));
 	struct sbuf verdicts = SBUF_INIT;
 	size_t n, i, k, shown = 0;
 	int64_t after = -1;
@@ -789,6 +819,9 @@ static int confirm(struct sess *s, const char *culprit,
 				after = strtoll(a + 13, NULL, 10);
 		}
 	}
+	for (k = 0; k <= np; k++)
+		sure[k] = sure_verdict(st, n, k < np ? parents[k] : culprit,
+				       k < np ? "good" : "bad");
 	bisection_steps_free(st, n);
 	if (after < 0) {
 		char *det;
@@ -807,13 +840,18 @@ static int confirm(struct sess *s, const char *culprit,
 		m[k].hex = parents[k];
 		m[k].expect = STATS_GOOD;
 		/* the good anchor is good: the endpoint check says so */
-		m[k].done = !strcmp(parents[k], s->good_hex);
+		m[k].done = !strcmp(parents[k], s->good_hex) || sure[k];
 		m[k].got = STATS_GOOD;
 	}
 	m[np].hex = culprit;
 	m[np].expect = STATS_BAD;
-	m[np].done = !strcmp(culprit, s->bad_hex);
+	m[np].done = !strcmp(culprit, s->bad_hex) || sure[np];
 	m[np].got = STATS_BAD;
+	for (k = 0; k <= np; k++)
+		if (sure[k])
+			sbuf_addf(&verdicts, "%s%.12s %s (sure at its step)",
+				  verdicts.len ? ", " : "", m[k].hex,
+				  vname(m[k].expect));
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
 	while (!refuted) {
@@ -921,6 +959,7 @@ static int confirm(struct sess *s, const char *culprit,
 	ret = 0;
 out:
 	free(m);
+	free(sure);
 	sbuf_release(&verdicts);
 	stats_set_release(&good);
 	stats_set_release(&bad);

@@ -24,13 +24,23 @@ struct sbuf;
  *                  several), each measured on its host one run at a time
  *                  until the step verdict of stats.c decides (anchor runs on
  *                  that host when it asks for them); build/boot exit 125
- *                  and a payload that cannot run are skips, a verdict left
- *                  weak at the run cap is a skip too (git moves to a
- *                  neighbour); the round's verdicts are then applied
- *   confirmation   the culprit and its parent(s) interleaved on one host
- *                  (parent, culprit, parent, ...), with the anchors when the
- *                  steps saw drift; a culprit that does not confirm sends
- *                  the bisection back into the range without its verdicts,
+ *                  and a payload that cannot run are skips; a verdict left
+ *                  weak at the run cap goes by its lean (Wald's truncated
+ *                  test: a skip could leave the culprit among skipped
+ *                  commits, a wrong lean is caught by the confirmation);
+ *                  the round's verdicts are then applied in the order they
+ *                  were decided, one that contradicts those before it (a
+ *                  good commit above a bad one, possible with several
+ *                  hosts) is left out
+ *   confirmation   the parent(s) and the culprit are decided again on
+ *                  fresh runs, interleaved on one host (parent, culprit,
+ *                  parent, ...), against the anchors (stats_confirm_verdict:
+ *                  the expected verdict at confirm_alpha, the other at the
+ *                  step alpha); a wrong step always leaves a wrong verdict
+ *                  on the culprit or its parent, so a wrong culprit needs
+ *                  a wrong step and a fresh decision repeating it; a
+ *                  culprit that does not confirm sends the bisection back
+ *                  into the range without its and its parents' verdicts,
  *                  twice at most, then "inconclusive"
  *
  * Crash safety: every run is in the store (tagged with the bisection)

@@ -343,6 +343,12 @@ struct stats_step {
 	double trend; /* fitted drift per `when` unit (0: none fitted) */
 	int hosts; /* hosts whose offsets were fitted */
 	size_t runs; /* candidate runs used */
+	/*
+	 * GOOD or BAD with evidence enough for the bound of alpha x
+	 * confirm_alpha too: as sure as a confirmed verdict (the
+	 * confirmation need not decide this commit again)
+	 */
+	bool sure;
 };
 
 /*

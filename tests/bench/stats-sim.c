@@ -182,6 +182,7 @@ struct vrec {
 	long commit;
 	enum rb_verdict v;
 	double last_run;
+	bool sure; /* needs no confirmation (stats_step.sure) */
 	bool dropped;
 };
 
@@ -348,10 +349,21 @@ static bool endpoints(struct sess *s)
 }
 
 static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
-			double last_run)
+			double last_run, bool sure)
 {
 	RB_ALLOC_GROW(s->log, s->nlog + 1, s->alog);
-	s->log[s->nlog++] = (struct vrec){ commit, v, last_run, false };
+	s->log[s->nlog++] = (struct vrec){ commit, v, last_run, sure, false };
+}
+
+/* commit k's verdict v stands and is sure: no need to confirm it */
+static bool sure_of(const struct sess *s, long k, enum rb_verdict v)
+{
+	size_t i;
+
+	for (i = s->nlog; i-- > 0;)
+		if (s->log[i].commit == k && !s->log[i].dropped)
+			return s->log[i].v == v && s->log[i].sure;
+	return false;
 }
 
 static void debug_wrong(struct sess *s, const struct probe *p,
@@ -400,7 +412,8 @@ static void evaluate(struct sess *s, struct probe *p)
 	}
 	debug_wrong(s, p, &st);
 	stats_noise_add(&s->pol.noise, c);
-	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
+	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0,
+		    st.sure);
 	p->done = true;
 }
 
@@ -480,9 +493,9 @@ static bool confirm(struct sess *s, long culprit)
 	memset(m, 0, sizeof(m));
 	m[0].commit = culprit - 1;
 	m[1].commit = culprit;
-	m[0].done = m[0].commit == 0;
+	m[0].done = m[0].commit == 0 || sure_of(s, m[0].commit, RB_GOOD);
 	m[0].verdict = RB_GOOD;
-	m[1].done = m[1].commit == s->N;
+	m[1].done = m[1].commit == s->N || sure_of(s, m[1].commit, RB_BAD);
 	m[1].verdict = RB_BAD;
 	for (;;) {
 		left = 0;
