@@ -1188,6 +1188,7 @@ struct fit {
 	bool slope;
 	double slope_k; /* how much of the fitted slope is used */
 	double ridge; /* prior precision of the slope, in 1/sigma^2 */
+	bool plain; /* least squares, no Huber weights */
 	double tbar;
 	double beta[FIT_MAXP];
 	double cov[FIT_MAXP][FIT_MAXP]; /* (X'WX)^-1 */
@@ -1303,7 +1304,7 @@ static int fit_robust(struct fit *f, const struct obs *o)
 
 	for (i = 0; i < f->n; i++)
 		w[i] = 1;
-	for (it = 0; it < 50; it++) {
+	for (it = 0; it < (f->plain ? 1 : 50); it++) {
 		double s, change = 0, size = 0;
 
 		memcpy(prev, f->beta, sizeof(prev));
@@ -1396,7 +1397,7 @@ static size_t collect_anchors(struct obs **out, const struct stats_set *good,
  * expects: stale anchors are then worth what that drift allows.
  */
 static int fit_anchors(struct fit *f, const struct stats_policy *pol,
-		       const struct obs *o, size_t n)
+		       const struct obs *o, size_t n, bool plain)
 {
 	int counts[FIT_MAXHOST] = { 0 };
 	double tmin = 0, tmax = 0, tsum = 0;
@@ -1404,6 +1405,7 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 	int k, best = 0;
 
 	memset(f, 0, sizeof(*f));
+	f->plain = plain;
 	f->n = n;
 	for (i = 0; i < n; i++) {
 		k = host_index(f, o[i].host);
@@ -1634,7 +1636,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 				good->nr, bad->nr);
 	f = xmalloc(sizeof(*f));
 	na = collect_anchors(&o, good, bad);
-	if (fit_anchors(f, p, o, na))
+	if (fit_anchors(f, p, o, na, false))
 		goto done;
 
 	/* the candidate's runs, adjusted to the reference host and tbar */
@@ -1941,6 +1943,60 @@ static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
 				 NULL) >= (double)p->max_runs;
 }
 
+/*
+ * Anchors measured on several hosts: their difference within hosts, from
+ * the anchors' least-squares fit with host offsets (no trend: the anchors
+ * alternate; no Huber weights: the test is Welch's otherwise),
+ * so that the hosts' offsets do not count as noise. The t test of bad -
+ * good on the fit's residual degrees of freedom, in both directions;
+ * *diff and *sd the fitted difference and noise. False (nothing set) with
+ * one host, or when the fit fails.
+ */
+static bool anchors_by_host(const struct stats_policy *p,
+			    const struct stats_set *good,
+			    const struct stats_set *bad, enum stats_alt alt,
+			    struct stats_test *t, struct stats_test *tother,
+			    double *diff, double *sd)
+{
+	struct stats_policy flat = *p;
+	struct fit *f;
+	struct obs *o;
+	size_t n = collect_anchors(&o, good, bad), i;
+	bool several = false, ok = false;
+	double s2, var;
+
+	for (i = 1; i < n && !several; i++)
+		several = o[i].host != o[0].host;
+	if (!several)
+		goto out;
+	f = xmalloc(sizeof(*f));
+	flat.drift = STATS_DRIFT_OFF;
+	if (fit_anchors(f, &flat, o, n, true) || !(f->df > 0)) {
+		rb_error_clear();
+		free(f);
+		goto out;
+	}
+	s2 = f->rss / f->df;
+	var = s2 * (f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1]);
+	*diff = f->beta[1] - f->beta[0];
+	*sd = sqrt(s2);
+	memset(t, 0, sizeof(*t));
+	t->df = f->df;
+	t->stat = var > 0   ? *diff / sqrt(var) :
+		  *diff > 0 ? INFINITY :
+		  *diff < 0 ? -INFINITY :
+			      0;
+	*tother = *t;
+	t->p = sided_p(t->stat, t->df, alt);
+	tother->p = sided_p(t->stat, t->df,
+			    alt == STATS_LESS ? STATS_GREATER : STATS_LESS);
+	free(f);
+	ok = true;
+out:
+	free(o);
+	return ok;
+}
+
 int stats_power_check(const struct stats_policy *p,
 		      const struct stats_set *good, const struct stats_set *bad,
 		      struct stats_power *out, struct sbuf *why)
@@ -1977,11 +2033,21 @@ int stats_power_check(const struct stats_policy *p,
 		      diff != 0	 ? INFINITY :
 				   0;
 	out->alpha = p->endpoint_alpha / (double)nlooks;
-	look = stats_anchor_look(p, n);
+	/*
+	 * A look is when the anchors have 2 x look runs together: the
+	 * session asks after every run, and each look must be tested once
+	 * (the alpha is split over the looks), on one host or many.
+	 */
+	look = stats_anchor_look(p, (good->nr + bad->nr + 1) / 2);
 	last = !look || n >= looks[nlooks - 1];
-	if (look && look != n && !last) {
+	if (!last && (n < p->anchor_min_runs ||
+		      (look && good->nr + bad->nr != 2 * (size_t)look))) {
 		out->verdict = STATS_ENDPOINT_NEED_MORE;
-		out->more_anchor_runs = look - (unsigned)n;
+		out->more_anchor_runs =
+			n < p->anchor_min_runs ?
+				p->anchor_min_runs - (unsigned)n :
+				(unsigned)((2 * look - good->nr - bad->nr + 1) /
+					   2);
 		if (why)
 			sbuf_addf(why, "measure each anchor %u more time%s",
 				  out->more_anchor_runs,
@@ -2009,8 +2075,15 @@ int stats_power_check(const struct stats_policy *p,
 				 STATS_TWO_SIDED;
 	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
 	zero = sg.stddev == 0 && sb.stddev == 0;
-	stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
-	stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+	if (anchors_by_host(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
+		out->noise_sd = pooled;
+		out->effect = pooled > 0 ? fabs(diff) / pooled :
+			      diff != 0	 ? INFINITY :
+					   0;
+	} else {
+		stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
+		stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+	}
 	out->p = t.p;
 	if (zero && n < p->anchor_min_runs) {
 		out->verdict = STATS_ENDPOINT_NEED_MORE;

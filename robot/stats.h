@@ -464,12 +464,17 @@ struct stats_power {
 
 /*
  * The endpoint check and power check before a bisection. The anchors are
- * measured alternately (good, bad, good, ...) up to a look count
- * (stats_anchor_look): at each look, REPRODUCED when the bad anchor is
- * worse than the good one with one-sided Welch p <= endpoint_alpha /
- * looks, and beyond the threshold; NOT_REPRODUCED when the bad anchor is
- * significantly better, when the change cannot cross the threshold, or
- * at anchor_max_runs; NEED_MORE (with more_anchor_runs) otherwise. Both
+ * measured alternately (good, bad, good, ...); a look is when they have
+ * 2 x look runs together (stats_anchor_look), with anchor_min_runs of
+ * each at least (so that each look is tested once however the caller
+ * asks, one run at a time, on one host or many): at each look,
+ * REPRODUCED when the bad anchor is worse than the good one with
+ * one-sided p <= endpoint_alpha / looks, and beyond the threshold;
+ * NOT_REPRODUCED when the bad anchor is significantly better, when the
+ * change cannot cross the threshold, or at anchor_max_runs; NEED_MORE
+ * (with more_anchor_runs) otherwise. The test is Welch's, or with runs on
+ * several hosts the t test of the difference within hosts (least squares
+ * with an offset per host: the hosts' offsets are not noise). Both
  * anchors constant: decided at anchor_min_runs.
  *
  * Once reproduced, runs_per_step says how many candidate runs the steps

@@ -192,6 +192,7 @@ struct result {
 	long kind_runs[NKINDS];
 	int weak;
 	int unconfirmed; /* culprits that did not confirm */
+	bool reproduced; /* the endpoint check said so */
 	bool inconclusive;
 	double clock; /* wall time */
 };
@@ -323,8 +324,20 @@ static bool endpoints(struct sess *s)
 		if (good->nr >= 2 && bad->nr >= 2) {
 			if (stats_power_check(&s->pol, good, bad, &pw, NULL))
 				rb_die("power check: %s", rb_errmsg());
-			if (pw.verdict != STATS_ENDPOINT_NEED_MORE)
+			if (pw.verdict != STATS_ENDPOINT_NEED_MORE) {
+				if (getenv("SIM_DEBUG") && s->w->culprit &&
+				    pw.verdict != STATS_REPRODUCED) {
+					struct sbuf sb = SBUF_INIT;
+
+					stats_power_check(&s->pol, good, bad,
+							  &pw, &sb);
+					printf("REFUSED %s %.0f: %s\n",
+					       shape_names[s->w->shape],
+					       s->w->effect, sb.buf);
+					sbuf_release(&sb);
+				}
 				break;
+			}
 		}
 		for (h = 0; h < s->nhosts; h++) {
 			struct host *hs = &s->hosts[h];
@@ -613,6 +626,7 @@ static void ours(struct world *w, long N, int nhosts,
 	s.pol0 = s.pol;
 	if (!endpoints(&s))
 		goto out;
+	res->reproduced = true;
 	for (;;) {
 		uint32_t n;
 		long culprit;
@@ -735,6 +749,7 @@ out:
 
 struct tally {
 	long trials, right, reported, weak_steps, unconfirmed, inconclusive;
+	long reproduced;
 	double runs, kind_runs[NKINDS], clock;
 };
 
@@ -761,6 +776,7 @@ static void add(struct tally *t, const struct result *r, long culprit)
 	t->weak_steps += r->weak;
 	t->unconfirmed += r->unconfirmed;
 	t->inconclusive += r->inconclusive;
+	t->reproduced += r->reproduced;
 	for (k = 0; k < NKINDS; k++)
 		t->kind_runs[k] += (double)r->kind_runs[k];
 	if (r->reported)
@@ -798,11 +814,12 @@ static void print_where(const char *shape, double effect,
 	char ef[16];
 
 	snprintf(ef, sizeof(ef), effect > 0 ? "%.0f" : "null", effect);
-	printf("%-9s %6s | %8.1f %6.1f %6.1f %7.1f | %6.3f %6.2f%% | %6.1f "
-	       "%6.1f\n",
-	       shape, ef, to->kind_runs[K_ENDPOINT] / n,
-	       to->kind_runs[K_CAND] / n, to->kind_runs[K_ANCHOR] / n,
-	       to->kind_runs[K_CONFIRM] / n, (double)to->unconfirmed / n,
+	printf("%-9s %6s | %6.2f%% %8.1f %6.1f %6.1f %7.1f | %6.3f %6.2f%% | "
+	       "%6.1f %6.1f\n",
+	       shape, ef, 100.0 * (double)to->reproduced / n,
+	       to->kind_runs[K_ENDPOINT] / n, to->kind_runs[K_CAND] / n,
+	       to->kind_runs[K_ANCHOR] / n, to->kind_runs[K_CONFIRM] / n,
+	       (double)to->unconfirmed / n,
 	       100.0 * (double)to->inconclusive / n, to->clock / n,
 	       tb->clock / (double)tb->trials);
 }
@@ -928,9 +945,9 @@ int main(int argc, char **argv)
 		       null_ours / (double)n_null, null_base / (double)n_null);
 	printf("\nwhere the runs go (per bisection), and its length in run "
 	       "times (hosts in parallel)\n\n");
-	printf("%-9s %6s | %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
-	       "change", "endpoint", "cand", "anchor", "confirm", "unconf",
-	       "inconcl", "time", "lkp");
+	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
+	       "change", "repro", "endpoint", "cand", "anchor", "confirm",
+	       "unconf", "inconcl", "time", "lkp");
 	for (s = 0; s < NSHAPES; s++)
 		for (e = 0; e < NEFF; e++)
 			if (to[s][e].trials)

@@ -904,6 +904,32 @@ Test(stats, power_check_looks_and_reproduces)
 	stats_set_release(&sb);
 }
 
+/* anchors on two hosts 10 apart: the difference is taken within hosts */
+Test(stats, power_check_removes_host_offsets)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_power pw;
+	struct sbuf why = SBUF_INIT;
+	int i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < 6; i++) {
+		double e = i % 2 ? 0.5 : -0.5, off = i < 3 ? 0 : 10;
+
+		stats_set_add_run(&g, 100 + off + e, i < 3 ? 0 : 1, 2 * i);
+		stats_set_add_run(&b, 98 + off - e, i < 3 ? 0 : 1, 2 * i + 1);
+	}
+	cr_assert_eq(stats_power_check(&p, &g, &b, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED, "%s", why.buf);
+	cr_assert(NEAR(pw.effect * pw.noise_sd, 2, 0.2), "%g", pw.effect);
+	cr_assert_lt(pw.noise_sd, 1);
+	sbuf_release(&why);
+	stats_set_release(&g);
+	stats_set_release(&b);
+}
+
 Test(stats, power_check_on_constant_results)
 {
 	static const double g[] = { 7, 7, 7 }, b[] = { 6, 6, 6 };
