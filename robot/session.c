@@ -737,30 +737,31 @@ static int replay(struct sess *s, bool *reproduced)
 /* --- confirmation ----------------------------------------------------- */
 
 /*
- * Did the step that decided hex (its latest verdict not dropped by an
- * unconfirmed culprit) say `want` with evidence enough to need no
- * confirmation (stats_step.sure)?
+ * Are all of hex's runs, weighed now (with all the noise seen so far), a
+ * sure verdict `want` (stats_step.sure)? Then the confirmation need not
+ * decide it again. 0 no, 1 yes, -1 error.
  */
-static bool sure_verdict(const struct bisection_step_rec *st, size_t n,
-			 const char *hex, const char *want)
+static int sure_now(struct sess *s, const char *hex, enum stats_verdict want)
 {
-	size_t i, j;
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 cand = STATS_SET_INIT;
+	struct stats_step st;
+	int ret = -1;
 
-	for (i = n; i-- > 0;) {
-		bool dropped = false;
-
-		if (strcmp(st[i].kind, "verdict") || !st[i].commit ||
-		    strcmp(st[i].commit, hex))
-			continue;
-		for (j = i + 1; j < n && !dropped; j++)
-			dropped = !strcmp(st[j].kind, "unconfirmed") &&
-				  dropped_by(&st[j], hex);
-		if (dropped)
-			continue;
-		return st[i].verdict && !strcmp(st[i].verdict, want) &&
-		       st[i].detail && strstr(st[i].detail, "\"sure\": true");
-	}
-	return false;
+	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+	    load_set(s, hex, &cand, -1, 0) < 0)
+		goto out;
+	ret = 0;
+	if (cand.nr &&
+	    stats_step_verdict(&s->pol, &good, &bad, &cand, &st, NULL) == 0)
+		ret = st.sure && st.verdict == want;
+	rb_error_clear();
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&cand);
+	return ret;
 }
 
 struct member {
@@ -819,10 +820,15 @@ static int confirm(struct sess *s, const char *culprit,
 				after = strtoll(a + 13, NULL, 10);
 		}
 	}
-	for (k = 0; k <= np; k++)
-		sure[k] = sure_verdict(st, n, k < np ? parents[k] : culprit,
-				       k < np ? "good" : "bad");
 	bisection_steps_free(st, n);
+	for (k = 0; k <= np; k++) {
+		int r = sure_now(s, k < np ? parents[k] : culprit,
+				 k < np ? STATS_GOOD : STATS_BAD);
+
+		if (r < 0)
+			goto out;
+		sure[k] = r;
+	}
 	if (after < 0) {
 		char *det;
 
@@ -849,7 +855,7 @@ static int confirm(struct sess *s, const char *culprit,
 	m[np].got = STATS_BAD;
 	for (k = 0; k <= np; k++)
 		if (sure[k])
-			sbuf_addf(&verdicts, "%s%.12s %s (sure at its step)",
+			sbuf_addf(&verdicts, "%s%.12s %s (sure already)",
 				  verdicts.len ? ", " : "", m[k].hex,
 				  vname(m[k].expect));
 	event(s, "confirming %.12s against its parent%s on %s", culprit,

@@ -1925,8 +1925,13 @@ double stats_runs_needed(const struct stats_policy *p, double effect,
  * max_runs runs per step with anchors measured to their cap: a bisection
  * could not decide its steps, so the endpoint check stops early (this
  * only ever lowers the false-report rate; a real change of 2 sd passes it
- * with probability > 0.999 in the simulations).
+ * with probability > 0.999 in the simulations). Not before the noise has
+ * FUTILITY_DF degrees of freedom: 3 runs of a bimodal metric can all fall
+ * in one mode, and their tiny spread made a real 2-sd change of the
+ * simulations look hopeless 0.4% of the time.
  */
+#define FUTILITY_DF 10
+
 static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
 		      size_t ng, size_t nb)
 {
@@ -2098,7 +2103,7 @@ int stats_power_check(const struct stats_policy *p,
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
-	} else if (!zero &&
+	} else if (!zero && good->nr + bad->nr >= FUTILITY_DF + 2 &&
 		   too_small(p, bad_dir * diff, pooled, good->nr, bad->nr)) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "too small to bisect";

@@ -345,8 +345,12 @@ struct stats_step {
 	size_t runs; /* candidate runs used */
 	/*
 	 * GOOD or BAD with evidence enough for the bound of alpha x
-	 * confirm_alpha too: as sure as a confirmed verdict (the
-	 * confirmation need not decide this commit again)
+	 * confirm_alpha too (each run counting at most half of it): as sure
+	 * as a confirmed verdict. The session asks again at the
+	 * confirmation, with the noise of the whole bisection (a verdict
+	 * of the first steps may rest on a noise estimate of a few runs,
+	 * far too small when they all fell in one mode of a bimodal
+	 * metric), and does not decide a commit that is still sure again.
 	 */
 	bool sure;
 };

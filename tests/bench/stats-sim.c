@@ -368,15 +368,19 @@ static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
 	s->log[s->nlog++] = (struct vrec){ commit, v, last_run, sure, false };
 }
 
-/* commit k's verdict v stands and is sure: no need to confirm it */
+/*
+ * Commit k's runs, weighed now (with all the noise seen so far), are a
+ * sure verdict v: no need to decide it again.
+ */
 static bool sure_of(const struct sess *s, long k, enum rb_verdict v)
 {
-	size_t i;
+	struct stats_step st;
 
-	for (i = s->nlog; i-- > 0;)
-		if (s->log[i].commit == k && !s->log[i].dropped)
-			return s->log[i].v == v && s->log[i].sure;
-	return false;
+	if (!s->set[k].nr ||
+	    stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], &s->set[k],
+			       &st, NULL))
+		return false;
+	return st.sure && st.verdict == (v == RB_GOOD ? STATS_GOOD : STATS_BAD);
 }
 
 static void debug_wrong(struct sess *s, const struct probe *p,
