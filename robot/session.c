@@ -780,13 +780,11 @@ struct member {
  * repeats it: at most confirm_alpha. Confirmed when every one comes out as
  * expected; refuted as soon as one does not (or stays weak at the cap). An
  * anchor among them is known already. The change parent -> culprit
- * (regression detection on all their runs) goes to detail (JSON), why and
- * *p_max (the largest p over the parents).
+ * (regression detection on all their runs) goes to detail (JSON) and why.
  */
 static int confirm(struct sess *s, const char *culprit,
 		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
-		   bool *confirmed, double *p_max, struct sbuf *detail,
-		   struct sbuf *why)
+		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
 {
 	struct bisection_step_rec *st;
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
@@ -804,7 +802,6 @@ static int confirm(struct sess *s, const char *culprit,
 	bool refuted = false;
 
 	*confirmed = false;
-	*p_max = 1;
 	/* where the fresh runs start (recorded once, found on resume) */
 	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
 	    0)
@@ -934,22 +931,26 @@ static int confirm(struct sess *s, const char *culprit,
 	sbuf_reset(why);
 	sbuf_reset(detail);
 	sbuf_addch(detail, '[');
-	*p_max = 0;
 	if (load_set(s, culprit, &cs, -1, 0) < 0)
 		goto out;
 	for (k = 0; k < np; k++) {
 		if (load_set(s, parents[k], &ps, -1, 0) < 0)
 			goto out;
-		if (ps.nr < 2 || cs.nr < 2) {
-			*p_max = 1;
+		if (ps.nr < 2 || cs.nr < 2)
 			continue;
-		}
 		if (stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d, NULL) < 0)
 			goto out;
-		*p_max = RB_MAX(*p_max, d.p);
 		if (!shown) {
-			sbuf_addf(why, "%s; ", verdicts.buf);
-			stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d, why);
+			sbuf_addf(why, "%s; change %+.2f%%", verdicts.buf,
+				  d.change_pct);
+			if (d.ci_pct.bounded)
+				sbuf_addf(why,
+					  " [%+.2f%%, %+.2f%%] (%.0f%% ci)",
+					  d.ci_pct.lo, d.ci_pct.hi,
+					  100 * o.level);
+			sbuf_addf(why,
+				  ", p=%.2g, %.6g -> %.6g, %zu vs %zu runs",
+				  d.p, d.base_mean, d.new_mean, ps.nr, cs.nr);
 		}
 		sbuf_addf(detail,
 			  "%s{\"parent\": \"%s\", \"parent_mean\": %.17g, "
@@ -1084,7 +1085,6 @@ int session_run(const struct session_config *cfg,
 			uint8_t(*poids)[RB_OID_RAWSZ] = NULL;
 			size_t np = 0, i;
 			bool ok;
-			double pmax;
 
 			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
 			if (rb_repo_parents(cfg->repo, s.g.oid[bs.pick], &poids,
@@ -1101,21 +1101,23 @@ int session_run(const struct session_config *cfg,
 			if (!np) {
 				/* a root commit: nothing to compare with */
 				ok = true;
-				pmax = 0;
 			} else if (confirm(&s, out->culprit, parents, np, &ok,
-					   &pmax, &detail, &why) < 0) {
+					   &detail, &why) < 0) {
 				goto out;
 			}
 			if (ok) {
 				if (step(&s, "confirmed", out->culprit, NULL,
 					 NULL, detail.buf) < 0)
 					goto out;
+				/* a wrong culprit: a wrong step and a
+				 * confirmation repeating it */
 				out->confidence =
 					1 -
 					RB_MIN(1,
-					       s.decided * stats_policy_step_alpha(
-								   &s.pol) +
-						       pmax);
+					       s.decided *
+						       stats_policy_step_alpha(
+							       &s.pol) *
+						       s.pol.confirm_alpha);
 				snprintf(out->message, sizeof(out->message),
 					 "confirmed: %s", why.buf);
 				event(&s, "%.12s confirmed: %s", out->culprit,

@@ -123,7 +123,12 @@ struct session_outcome_info {
 	size_t parents_nr;
 	int direction;
 	double threshold; /* the metric's value the steps were held to */
-	double confidence; /* 1 - the error probability spent (union bound) */
+	/*
+	 * 1 - the chance of a wrong culprit the bisection spent: a wrong
+	 * step (step alpha each, union bound) that the confirmation repeats
+	 * (confirm_alpha)
+	 */
+	double confidence;
 	char message[1024]; /* one paragraph for the user */
 };
 void session_outcome_release(struct session_outcome_info *o);
