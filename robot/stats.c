@@ -1186,7 +1186,7 @@ struct fit {
 	int nhost;
 	int hosts[FIT_MAXHOST];
 	bool slope;
-	double slope_k; /* how much of the fitted slope is used */
+	double slope_k; /* how much of the fitted slope is used (1) */
 	double ridge; /* prior precision of the slope, in 1/sigma^2 */
 	bool plain; /* least squares, no Huber weights */
 	double tbar;
@@ -1386,15 +1386,16 @@ static size_t collect_anchors(struct obs **out, const struct stats_set *good,
  * when it is estimable), or AUTO: the posterior under a normal prior
  * N(0, tau^2) on the slope, tau^2 = max(drift_sd^2 s^2, b^2 - 4 se^2)
  * (a ridge of s^2 / tau^2; with no drift_sd, a shrinkage by
- * (t^2 - 4) / (t^2 - 3) for |t| > 2, none of the slope below). Why a
- * prior: the old James-Stein
- * shrinkage alone (no floor) left a real drift that the few anchors could
- * not show (|t| ~ 1) out of the model and out of its variance, and the
- * simulated 2-sd bisections with drift went wrong 1-2% of the time; the
- * unshrunk slope (DRIFT_ON) costs 30-40% more runs everywhere, because
- * its variance far from the anchors' times asks for anchor runs even
- * when nothing drifts. The prior states how much drift the policy
- * expects: stale anchors are then worth what that drift allows.
+ * (t^2 - 4) / (t^2 - 3) for |t| > 2, and no slope below).
+ *
+ * Why a prior: James-Stein shrinkage alone (k = 1 - 1/t^2, the rule
+ * before) left a real drift that the few anchors could not show (|t| ~ 1)
+ * out of the model and out of its variance, and the simulated 2-sd
+ * bisections with drift went wrong 1-2% of the time; the unshrunk slope
+ * (DRIFT_ON) costs 30-40% more runs everywhere, because its variance far
+ * from the anchors' times asks for anchor runs even when nothing drifts.
+ * The prior states how much drift the policy expects: stale anchors are
+ * then worth what that drift allows, and a clear slope still goes through.
  */
 static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 		       const struct obs *o, size_t n, bool plain)
@@ -1446,7 +1447,6 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 			double b = f->beta[f->p - 1];
 			double se2 = s2 * f->cov[f->p - 1][f->p - 1];
 			double tau2 = RB_MAX(rho * rho * s2, b * b - 4 * se2);
-
 			double vflat = f->cov[f->p - 1][f->p - 1];
 
 			/* the posterior under N(0, tau2): a ridge of s2/tau2 */
