@@ -10,6 +10,9 @@
  *                 which the interleaved runs start
  *   confirmed     commit, detail: the numbers
  *   unconfirmed   commit, detail: the commits whose verdicts are dropped
+ *                 and the run id from which their runs count again
+ *   contradiction the same for the last round's verdicts, when they
+ *                 contradict one first bad commit
  *   finish        verdict: the final status
  */
 #include <math.h>
@@ -65,6 +68,14 @@ struct sess {
 	/* host names seen in stored runs beyond cfg->hosts (resumes with
 	 * other hosts): their stats ids follow the configured ones */
 	struct svec extra_hosts;
+	/*
+	 * Commits whose verdicts were dropped (an unconfirmed culprit, a
+	 * contradiction): the runs after fresh_after[i] are theirs, the ones
+	 * that made the dropped verdict are not used again
+	 */
+	struct svec fresh_hex;
+	int64_t *fresh_after;
+	size_t fresh_alloc;
 	unsigned decided; /* steps decided good or bad */
 	unsigned round_decided; /* verdicts in so far in this round */
 	unsigned rounds;
@@ -217,7 +228,8 @@ static int host_id(struct sess *s, const char *name)
 /*
  * The stored runs of commit in this bisection: value, host id, and the run
  * id as the time axis. With after >= 0 only the runs after that run id on
- * host `only` (the confirmation's interleaved runs).
+ * host `only` (the confirmation's interleaved runs), or on any host when
+ * only < 0.
  */
 static int load_set_upto(struct sess *s, const char *commit,
 			 struct stats_set *out, int64_t after, int only,
@@ -233,7 +245,8 @@ static int load_set_upto(struct sess *s, const char *commit,
 	for (i = 0; i < n; i++) {
 		int h = host_id(s, v[i].host);
 
-		if (after >= 0 && (v[i].run_id <= after || h != only))
+		if (after >= 0 &&
+		    (v[i].run_id <= after || (only >= 0 && h != only)))
 			continue;
 		if (upto >= 0 && v[i].run_id > upto)
 			continue;
@@ -257,6 +270,49 @@ static size_t count_on(const struct stats_set *set, int host)
 		if (!set->host || set->host[i] == host)
 			n++;
 	return n;
+}
+
+/* The run id after which commit's runs count (-1: all of them). */
+static int64_t fresh_after(const struct sess *s, const char *hex)
+{
+	long i = svec_find(&s->fresh_hex, hex);
+
+	return i < 0 ? -1 : s->fresh_after[i];
+}
+
+/*
+ * A drop step's detail, {"drop": ["sha", ...], "after_run": N, ...}: the
+ * runs of those commits count from N on (older stores have no after_run:
+ * all their runs count).
+ */
+static void fresh_from(struct sess *s, const char *detail)
+{
+	const char *a = detail ? strstr(detail, "\"after_run\": ") : NULL;
+	const char *d = detail ? strstr(detail, "\"drop\": [") : NULL;
+	int64_t after;
+
+	if (!a || !d)
+		return;
+	after = strtoll(a + 13, NULL, 10);
+	for (d += 9; *d && *d != ']'; d++) {
+		char hex[RB_OID_HEXSZ + 1];
+		long i;
+
+		if (*d != '"' || strlen(d + 1) < RB_OID_HEXSZ + 1 ||
+		    d[1 + RB_OID_HEXSZ] != '"')
+			continue;
+		memcpy(hex, d + 1, RB_OID_HEXSZ);
+		hex[RB_OID_HEXSZ] = '\0';
+		i = svec_find(&s->fresh_hex, hex);
+		if (i < 0) {
+			svec_push(&s->fresh_hex, hex);
+			i = (long)s->fresh_hex.nr - 1;
+			RB_ALLOC_GROW(s->fresh_after, s->fresh_hex.nr,
+				      s->fresh_alloc);
+		}
+		s->fresh_after[i] = after;
+		d += 1 + RB_OID_HEXSZ;
+	}
 }
 
 /* --- running ---------------------------------------------------------- */
@@ -442,7 +498,7 @@ static int evaluate(struct sess *s, struct probe *p)
 
 	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
 	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
-	    load_set(s, p->hex, &cand, -1, 0) < 0)
+	    load_set(s, p->hex, &cand, fresh_after(s, p->hex), -1) < 0)
 		goto out;
 	if (stats_step_verdict(&s->pol, &good, &bad, &cand, &p->step, &why) < 0)
 		goto out;
@@ -662,7 +718,9 @@ static enum rb_verdict parse_verdict(const char *v)
 /* Is commit named in the "drop" list of an unconfirmed step? */
 static bool dropped_by(const struct bisection_step_rec *u, const char *hex)
 {
-	return u->detail && strstr(u->detail, hex);
+	return (!strcmp(u->kind, "unconfirmed") ||
+		!strcmp(u->kind, "contradiction")) &&
+	       u->detail && strstr(u->detail, hex);
 }
 
 /*
@@ -679,6 +737,7 @@ static int replay(struct sess *s, bool *reproduced)
 	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
 	    0)
 		return -1;
+	svec_clear(&s->fresh_hex);
 	for (i = 0; i < n; i++) {
 		if (!strcmp(st[i].kind, "endpoint")) {
 			have_endpoint = 1;
@@ -694,15 +753,16 @@ static int replay(struct sess *s, bool *reproduced)
 			}
 		} else if (!strcmp(st[i].kind, "round")) {
 			s->rounds++;
-		} else if (!strcmp(st[i].kind, "unconfirmed")) {
+		} else if (!strcmp(st[i].kind, "unconfirmed") ||
+			   !strcmp(st[i].kind, "contradiction")) {
 			s->attempts++;
+			fresh_from(s, st[i].detail);
 		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
 			bool drop = false;
 			enum rb_verdict v = parse_verdict(st[i].verdict);
 
 			for (j = i + 1; j < n && !drop; j++)
-				drop = !strcmp(st[j].kind, "unconfirmed") &&
-				       dropped_by(&st[j], st[i].commit);
+				drop = dropped_by(&st[j], st[i].commit);
 			if (drop)
 				continue;
 			if (mark(s, st[i].commit, v) < 0) {
@@ -720,8 +780,9 @@ static int replay(struct sess *s, bool *reproduced)
 						   -1;
 
 				s->decided++;
-				if (load_set_upto(s, st[i].commit, &c, -1, 0,
-						  upto) < 0) {
+				if (load_set_upto(s, st[i].commit, &c,
+						  fresh_after(s, st[i].commit),
+						  -1, upto) < 0) {
 					bisection_steps_free(st, n);
 					return -1;
 				}
@@ -750,7 +811,7 @@ static int sure_now(struct sess *s, const char *hex, enum stats_verdict want)
 
 	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
 	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
-	    load_set(s, hex, &cand, -1, 0) < 0)
+	    load_set(s, hex, &cand, fresh_after(s, hex), -1) < 0)
 		goto out;
 	ret = 0;
 	if (cand.nr &&
@@ -976,6 +1037,37 @@ out:
 	return ret;
 }
 
+/*
+ * Drop the verdicts of the last round (a contradiction): a step records
+ * them with the run id from which their runs count again, then the state
+ * is replayed without them.
+ */
+static int drop_round(struct sess *s)
+{
+	struct sbuf d = SBUF_INIT;
+	size_t i, k = 0;
+	int ret;
+
+	sbuf_addstr(&d, "{\"drop\": [");
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].verdict == RB_GOOD ||
+		    s->probes[i].verdict == RB_BAD)
+			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
+				  s->probes[i].hex);
+	sbuf_addf(&d, "], \"after_run\": %lld}",
+		  (long long)store_last_run_id(s->cfg->st));
+	event(s, "the verdicts contradict one first bad commit: the last "
+		 "round's commits are decided again on fresh runs");
+	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
+	sbuf_release(&d);
+	s->decided = 0;
+	s->rounds = 0;
+	s->attempts = 0;
+	s->pol.noise = s->cfg->policy.noise;
+	s->nr_probes = 0;
+	return ret;
+}
+
 /* --- the session ------------------------------------------------------ */
 
 /* The metric value the steps were held to, for the result. */
@@ -1037,6 +1129,7 @@ int session_run(const struct session_config *cfg,
 	s.cfg = cfg;
 	s.pol = cfg->policy;
 	svec_init(&s.extra_hosts);
+	svec_init(&s.fresh_hex);
 	sbuf_init(&s.line, 0);
 	s.hosts = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.hosts));
 	for (k = 0; k < cfg->nr_hosts; k++) {
@@ -1136,7 +1229,10 @@ int session_run(const struct session_config *cfg,
 				for (i = 0; i < np; i++)
 					sbuf_addf(&drop, ", \"%s\"",
 						  parents[i]);
-				sbuf_addf(&drop, "], \"numbers\": %s}",
+				sbuf_addf(&drop,
+					  "], \"after_run\": %lld, "
+					  "\"numbers\": %s}",
+					  (long long)store_last_run_id(cfg->st),
 					  detail.len ? detail.buf : "null");
 				r = step(&s, "unconfirmed", out->culprit, NULL,
 					 NULL, drop.buf);
@@ -1159,6 +1255,7 @@ int session_run(const struct session_config *cfg,
 			s.rounds = 0;
 			s.attempts = 0;
 			s.pol.noise = cfg->policy.noise;
+			s.nr_probes = 0;
 			if (load_graph(&s) < 0 || replay(&s, &reproduced) < 0)
 				goto out;
 			continue;
@@ -1190,6 +1287,18 @@ int session_run(const struct session_config *cfg,
 			ret = finish(&s, out, SESSION_INCONCLUSIVE);
 			goto out;
 		case RB_BISECT_EMPTY:
+			/*
+			 * The verdicts contradict one first bad commit: one
+			 * of the last round's is wrong (a noisy step, or a
+			 * regression that comes and goes). Those commits are
+			 * decided again on fresh runs, twice at most.
+			 */
+			if (s.nr_probes && s.attempts < CONFIRM_ATTEMPTS) {
+				if (drop_round(&s) < 0 || load_graph(&s) < 0 ||
+				    replay(&s, &reproduced) < 0)
+					goto out;
+				continue;
+			}
 			snprintf(out->message, sizeof(out->message),
 				 "No candidate is left: the verdicts "
 				 "contradict one first bad commit (the "
@@ -1232,6 +1341,8 @@ out:
 	free(s.probes);
 	free(picks);
 	svec_clear(&s.extra_hosts);
+	svec_clear(&s.fresh_hex);
+	free(s.fresh_after);
 	sbuf_release(&s.line);
 	sbuf_release(&why);
 	sbuf_release(&detail);

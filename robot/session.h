@@ -43,7 +43,10 @@ struct sbuf;
  *                  are a sure verdict (stats_step.sure) is not run again; a
  *                  culprit that does not confirm sends the bisection back
  *                  into the range without its and its parents' verdicts,
- *                  twice at most, then "inconclusive"
+ *                  twice at most, then "inconclusive"; verdicts that
+ *                  leave no candidate (they contradict one first bad
+ *                  commit) drop the last round's the same way. A dropped
+ *                  commit is decided again on runs after the drop only
  *
  * Crash safety: every run is in the store (tagged with the bisection)
  * before the session reads it back, and every decision is appended to the

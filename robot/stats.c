@@ -1053,7 +1053,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->anchor_min_runs = 3;
 	p->anchor_max_runs = 30;
 	p->clip_sd = 1.5;
-	p->confirm_alpha = 0.05;
+	p->confirm_alpha = 0.02;
 	p->drift = STATS_DRIFT_AUTO;
 	p->anchor_refresh = 0;
 }

@@ -276,7 +276,7 @@ struct stats_policy {
 	double threshold; /* the value, or the % for THRESHOLD_PCT */
 	double budget; /* 0.01 */
 	unsigned expected_steps; /* 10 */
-	double confirm_alpha; /* 0.05: see stats_confirm_verdict */
+	double confirm_alpha; /* 0.02: see stats_confirm_verdict */
 	double endpoint_alpha; /* 0.005 */
 	unsigned min_runs; /* 2: never decide a step on fewer runs */
 	unsigned max_runs; /* 30: the cap per candidate, then weak */

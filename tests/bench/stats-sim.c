@@ -29,12 +29,14 @@
  *    verdict is a skip (a neighbour is tested instead); decided steps add
  *    their candidate runs to the policy's noise pool;
  *  - confirmation: the parent and the culprit are decided again by
- *    stats_step_verdict on fresh runs, interleaved on host 0: confirmed
- *    when the parent is good and the culprit bad; an unconfirmed culprit
- *    drops its and its parent's verdicts and the bisection goes on (at
- *    most 3 tries, then inconclusive); verdicts of one round are applied
- *    in the order they were decided, one that contradicts them is left
- *    out.
+ *    stats_confirm_verdict on fresh runs, interleaved on host 0 (one that
+ *    is a sure verdict already is not): confirmed when the parent is good
+ *    and the culprit bad; an unconfirmed culprit drops its and its
+ *    parent's verdicts and the bisection goes on (at most 3 tries, then
+ *    inconclusive); verdicts of one round are applied in the order they
+ *    were decided, one that contradicts them is left out, and when the
+ *    verdicts leave no candidate the last round's are dropped; a dropped
+ *    commit is decided again on runs after the drop only.
  * The budget is split over git's estimate of the steps plus 2 (session.c),
  * anchors are refreshed after 12 runs per host, runs carry their host and
  * the run counter (`when`) as in the store. Every run takes 0.9 to 1.1
@@ -47,8 +49,8 @@
  * Printed per scenario: right culprits (or false reports for null
  * histories), weak steps, mean runs per bisection, and the same for the
  * baseline; then where the runs go (endpoint check, candidates, anchors
- * re-measured during the steps, confirmation), the unconfirmed culprits
- * and inconclusive ends per bisection, and how long a bisection takes in
+ * re-measured during the steps, confirmation), the drops (unconfirmed
+ * culprits and contradicting rounds) and inconclusive ends per bisection, and how long a bisection takes in
  * run times (the hosts run in parallel; lkp's runs one after another).
  * Seeded: the same numbers every time.
  *
@@ -181,7 +183,7 @@ struct probe {
 struct vrec {
 	long commit;
 	enum rb_verdict v;
-	double last_run;
+	double after, last_run; /* its runs: (after, last_run] */
 	bool sure; /* needs no confirmation (stats_step.sure) */
 	bool dropped;
 };
@@ -192,6 +194,7 @@ struct result {
 	long kind_runs[NKINDS];
 	int weak;
 	int unconfirmed; /* culprits that did not confirm */
+	int contradictions; /* rounds dropped: no candidate left */
 	bool reproduced; /* the endpoint check said so */
 	bool inconclusive;
 	double clock; /* wall time */
@@ -210,6 +213,10 @@ struct sess {
 	const struct rb_graph *g;
 	struct rb_bisect b;
 	struct result *res;
+	/* dropped verdicts: commit k's runs count after fresh[k] only */
+	double *fresh;
+	long last_round[MAXHOSTS]; /* the commits of the last round */
+	uint32_t n_last;
 };
 
 /* the line of commits N..1 in walk order: node i is commit N - i */
@@ -365,7 +372,33 @@ static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
 			double last_run, bool sure)
 {
 	RB_ALLOC_GROW(s->log, s->nlog + 1, s->alog);
-	s->log[s->nlog++] = (struct vrec){ commit, v, last_run, sure, false };
+	s->log[s->nlog++] = (struct vrec){ commit,   v,	   s->fresh[commit],
+					   last_run, sure, false };
+}
+
+/* commit k's runs in (after, upto] (session.c's load_set_upto) */
+static void runs_of(const struct sess *s, long k, double after, double upto,
+		    struct stats_set *out)
+{
+	const struct stats_set *set = &s->set[k];
+	size_t i;
+
+	stats_set_release(out);
+	for (i = 0; i < set->nr; i++)
+		if (set->when[i] > after && set->when[i] <= upto)
+			stats_set_add_run(out, set->v[i], set->host[i],
+					  set->when[i]);
+}
+
+/* drop commit k's verdicts: it is decided again on runs from now on */
+static void drop(struct sess *s, long k)
+{
+	size_t i;
+
+	for (i = 0; i < s->nlog; i++)
+		if (s->log[i].commit == k)
+			s->log[i].dropped = true;
+	s->fresh[k] = s->run_id;
 }
 
 /*
@@ -374,13 +407,17 @@ static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
  */
 static bool sure_of(const struct sess *s, long k, enum rb_verdict v)
 {
+	struct stats_set c = STATS_SET_INIT;
 	struct stats_step st;
+	bool sure = false;
 
-	if (!s->set[k].nr ||
-	    stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], &s->set[k],
-			       &st, NULL))
-		return false;
-	return st.sure && st.verdict == (v == RB_GOOD ? STATS_GOOD : STATS_BAD);
+	runs_of(s, k, s->fresh[k], INFINITY, &c);
+	if (c.nr && !stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], &c,
+					&st, NULL))
+		sure = st.sure &&
+		       st.verdict == (v == RB_GOOD ? STATS_GOOD : STATS_BAD);
+	stats_set_release(&c);
+	return sure;
 }
 
 static void debug_wrong(struct sess *s, const struct probe *p,
@@ -404,9 +441,13 @@ static void debug_wrong(struct sess *s, const struct probe *p,
 /* evaluate(): what probe p needs next; p->done once its verdict is in */
 static void evaluate(struct sess *s, struct probe *p)
 {
-	struct stats_set *c = &s->set[p->commit];
+	struct stats_set fresh = STATS_SET_INIT, *c = &s->set[p->commit];
 	struct stats_step st;
 
+	if (s->fresh[p->commit] > 0) {
+		runs_of(s, p->commit, s->fresh[p->commit], INFINITY, &fresh);
+		c = &fresh;
+	}
 	if (stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], c, &st,
 			       NULL))
 		rb_die("verdict: %s", rb_errmsg());
@@ -414,6 +455,7 @@ static void evaluate(struct sess *s, struct probe *p)
 	case STATS_NEED_MORE:
 		p->anchor_due = st.more_anchor_runs * 2;
 		p->anchor_good = st.more_anchor_runs;
+		stats_set_release(&fresh);
 		return;
 	case STATS_GOOD:
 		p->verdict = RB_GOOD;
@@ -432,6 +474,7 @@ static void evaluate(struct sess *s, struct probe *p)
 	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0,
 		    st.sure);
 	p->done = true;
+	stats_set_release(&fresh);
 }
 
 static void dispatch(struct sess *s, struct probe *p)
@@ -457,7 +500,9 @@ static void run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 		memset(&probes[i], 0, sizeof(probes[i]));
 		probes[i].commit = commit_of(picks[i]);
 		probes[i].host = (int)i;
+		s->last_round[i] = probes[i].commit;
 	}
+	s->n_last = n;
 	for (;;) {
 		for (i = 0; i < n; i++) {
 			struct probe *p = &probes[i];
@@ -567,20 +612,6 @@ out:
 	return confirmed;
 }
 
-/* the runs of commit k up to run id upto */
-static void load_upto(const struct sess *s, long k, double upto,
-		      struct stats_set *out)
-{
-	const struct stats_set *set = &s->set[k];
-	size_t i;
-
-	stats_set_release(out);
-	for (i = 0; i < set->nr; i++)
-		if (set->when[i] <= upto)
-			stats_set_add_run(out, set->v[i], set->host[i],
-					  set->when[i]);
-}
-
 /* back into the range without the dropped verdicts (session's replay) */
 static void replay(struct sess *s)
 {
@@ -597,7 +628,8 @@ static void replay(struct sess *s)
 		rb_bisect_mark(&s->b, node_of(s->log[i].commit), s->log[i].v);
 		if (s->log[i].v == RB_SKIP)
 			continue;
-		load_upto(s, s->log[i].commit, s->log[i].last_run, &c);
+		runs_of(s, s->log[i].commit, s->log[i].after,
+			s->log[i].last_run, &c);
 		stats_noise_add(&s->pol.noise, &c);
 	}
 	stats_set_release(&c);
@@ -621,6 +653,7 @@ static void ours(struct world *w, long N, int nhosts,
 	s.g = &graph;
 	s.pol = *pol0;
 	s.set = xcalloc((size_t)N + 1, sizeof(*s.set));
+	s.fresh = xcalloc((size_t)N + 1, sizeof(*s.fresh));
 	rb_bisect_init(&s.b, s.g, walk, (uint32_t)N, 0);
 	s.pol.expected_steps =
 		(unsigned)rb_bisect_estimate_steps(rb_bisect_candidates(&s.b)) +
@@ -637,14 +670,25 @@ static void ours(struct world *w, long N, int nhosts,
 
 		rb_bisect_step_release(&bs);
 		rb_bisect_next(&s.b, &bs);
+		if (bs.status == RB_BISECT_EMPTY && s.n_last &&
+		    attempts < CONFIRM_ATTEMPTS) {
+			/* contradicting verdicts: the last round again */
+			uint32_t i;
+
+			res->contradictions++;
+			attempts++;
+			for (i = 0; i < s.n_last; i++)
+				drop(&s, s.last_round[i]);
+			s.n_last = 0;
+			replay(&s);
+			continue;
+		}
 		if (bs.status != RB_BISECT_CONTINUE &&
 		    bs.status != RB_BISECT_FOUND) {
 			res->inconclusive = true;
 			break;
 		}
 		if (bs.status == RB_BISECT_FOUND) {
-			size_t i;
-
 			culprit = commit_of(bs.pick);
 			if (confirm(&s, culprit)) {
 				res->reported = culprit;
@@ -659,14 +703,13 @@ static void ours(struct world *w, long N, int nhosts,
 			}
 			res->unconfirmed++;
 			attempts++;
-			for (i = 0; i < s.nlog; i++)
-				if (s.log[i].commit == culprit ||
-				    s.log[i].commit == culprit - 1)
-					s.log[i].dropped = true;
+			drop(&s, culprit);
+			drop(&s, culprit - 1);
 			if (attempts > CONFIRM_ATTEMPTS) {
 				res->inconclusive = true;
 				break;
 			}
+			s.n_last = 0;
 			replay(&s);
 			continue;
 		}
@@ -690,6 +733,7 @@ out:
 	for (k = 0; k <= N; k++)
 		stats_set_release(&s.set[k]);
 	free(s.set);
+	free(s.fresh);
 	free(s.log);
 }
 
@@ -778,7 +822,7 @@ static void add(struct tally *t, const struct result *r, long culprit)
 	t->runs += (double)r->runs;
 	t->clock += r->clock;
 	t->weak_steps += r->weak;
-	t->unconfirmed += r->unconfirmed;
+	t->unconfirmed += r->unconfirmed + r->contradictions;
 	t->inconclusive += r->inconclusive;
 	t->reproduced += r->reproduced;
 	for (k = 0; k < NKINDS; k++)
@@ -951,7 +995,7 @@ int main(int argc, char **argv)
 	       "times (hosts in parallel)\n\n");
 	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
 	       "change", "repro", "endpoint", "cand", "anchor", "confirm",
-	       "unconf", "inconcl", "time", "lkp");
+	       "drops", "inconcl", "time", "lkp");
 	for (s = 0; s < NSHAPES; s++)
 		for (e = 0; e < NEFF; e++)
 			if (to[s][e].trials)
