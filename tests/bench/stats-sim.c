@@ -60,9 +60,10 @@
  * shapes), SIM_EFFECTS (bit mask of the rows: 2, 3, 5, 10 sd, null),
  * SIM_DRIFT (sd per run, 0.01), SIM_DRIFT_MODE (0 off, 1 auto, 2 on),
  * SIM_DRIFT_SD (the policy's drift_sd), SIM_MIN_RUNS, SIM_ANCHOR_MAX,
- * SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_HOSTS (hosts of the hosts
- * shape, 4), SIM_DEBUG (print every wrong step with its evidence, and
- * every wrong culprit).
+ * SIM_ANCHOR_MIN, SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_HOSTS (hosts
+ * of the hosts shape, 4), SIM_DEBUG (print every wrong step with its
+ * evidence, every refused endpoint, every confirmation with a member
+ * known already, and every wrong culprit).
  */
 #include <math.h>
 
@@ -558,6 +559,10 @@ static bool confirm(struct sess *s, long culprit)
 	m[0].done = m[0].commit == 0 || sure_of(s, m[0].commit, RB_GOOD);
 	m[0].verdict = RB_GOOD;
 	m[1].done = m[1].commit == s->N || sure_of(s, m[1].commit, RB_BAD);
+	if (getenv("SIM_DEBUG") && (m[0].done || m[1].done))
+		printf("CONFIRM %ld %ld culprit %ld: known %d %d\n",
+		       m[0].commit, m[1].commit, s->w->culprit, m[0].done,
+		       m[1].done);
 	m[1].verdict = RB_BAD;
 	for (;;) {
 		left = 0;
@@ -902,6 +907,9 @@ int main(int argc, char **argv)
 	if (getenv("SIM_MIN_RUNS"))
 		pol.min_runs =
 			(unsigned)strtol(getenv("SIM_MIN_RUNS"), NULL, 10);
+	if (getenv("SIM_ANCHOR_MIN"))
+		pol.anchor_min_runs =
+			(unsigned)strtol(getenv("SIM_ANCHOR_MIN"), NULL, 10);
 	if (getenv("SIM_ANCHOR_MAX"))
 		pol.anchor_max_runs =
 			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
