@@ -121,6 +121,7 @@ lint:
 		--suppress=missingIncludeSystem -D_GNU_SOURCE \
 		-D__GNUC__ -Irobot robot robot/cli
 	scripts/check-purity
+	scripts/check-shell
 
 bench: bin/robot
 	tests/bench/run-all
@@ -134,6 +135,16 @@ $(BENCH_BIN): $(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(HDRS) Makefile
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -o $@ $< $(CORE_OBJ) $(LDFLAGS) \
 		$(LDLIBS_ALL)
+
+# The main job: a real kernel bisection. A Linux tree made once from
+# Debian's linux-source-6.1 with an injected do_mmap() slowdown
+# (scripts/demo-tree), kernels built by the kbuild hook (ccache), booted in
+# the QEMU box (TCG, -icount) and measured with stress-ng over ssh. The
+# tree, the ccache and the store are kept under ~/.cache/robot, so a second
+# `make demo` re-runs the bisection in minutes.
+demo: deps-demo
+	@$(MAKE) --no-print-directory bin/robot
+	@scripts/demo/run
 
 # A whole bisection on the toy kernel (tests/lib/toy-kernel.sh): a generated
 # repository whose "kernel" is a library preloaded into stress-ng, one
@@ -171,6 +182,6 @@ install: bin/robot
 clean:
 	rm -rf build build-san bin
 
-.PHONY: demo-quick all bin/robot test run-tests unit check lint bench install clean deps \
+.PHONY: demo demo-quick all bin/robot test run-tests unit check lint bench install clean deps \
 	deps-demo
 .DELETE_ON_ERROR:

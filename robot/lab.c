@@ -99,6 +99,69 @@ static int check_env_name(const struct schema_ctx *ctx, const struct ynode *n,
 }
 
 static const char *const transports[] = { "ssh", "local", NULL };
+static const char *const baselines[] = { "previous", "tag", NULL };
+
+int lab_parse_threshold(const char *text, double *pct, int *sign)
+{
+	size_t n = strlen(text);
+	const char *num = text;
+	char *copy;
+	double v;
+	int r;
+
+	*sign = 0;
+	if (*num == '-' || *num == '+') {
+		*sign = *num == '-' ? -1 : +1;
+		num++;
+	}
+	if (n < 2 || text[n - 1] != '%' || *num < '0' || *num > '9')
+		return rb_error("threshold '%s' is not a percentage (5%%, "
+				"-5%%: a drop is the regression, +5%%: a rise "
+				"is)",
+				text);
+	copy = xstrndup(num, strlen(num) - 1);
+	r = rb_parse_double(copy, &v);
+	free(copy);
+	if (r < 0 || !(v > 0 && v < 100))
+		return rb_error("threshold '%s' must be between 0%% and 100%%",
+				text);
+	*pct = v;
+	return 0;
+}
+
+static int check_threshold(const struct schema_ctx *ctx, const struct ynode *n,
+			   const char *val)
+{
+	double pct;
+	int sign;
+
+	if (lab_parse_threshold(val, &pct, &sign) < 0)
+		return ynode_error(ctx->file, n, "%s", rb_errmsg());
+	return 0;
+}
+
+static int check_param(const struct schema_ctx *ctx, const struct ynode *n,
+		       const char *val)
+{
+	const char *eq = strchr(val, '=');
+
+	if (!eq || eq == val || strpbrk(val, "\n\r"))
+		return ynode_error(ctx->file, n,
+				   "parameter '%s' is not KEY=VALUE", val);
+	return 0;
+}
+
+static int check_at_least_2(const struct schema_ctx *ctx, const struct ynode *n,
+			    const char *val)
+{
+	long v;
+
+	if (rb_parse_long(val, &v) < 0 || v < 2 || v > 1000)
+		return ynode_error(ctx->file, n,
+				   "'%s' runs: a detection needs 2 to 1000",
+				   val);
+	return 0;
+}
 
 #define TREE_OFF(f) offsetof(struct lab_tree, f)
 #define HOOK_OFF(f) offsetof(struct lab_hooks, f)
@@ -126,6 +189,18 @@ static const struct schema_row tree_rows[] = {
 	  .off = TREE_OFF(branch),
 	  .def = "master",
 	  .check = check_no_newline },
+	{ .name = "ssh_key",
+	  .type = SCH_PATH,
+	  .off = TREE_OFF(ssh_key),
+	  .help = "the private key offered to ssh:// URLs" },
+	{ .name = "known_hosts",
+	  .type = SCH_PATH,
+	  .off = TREE_OFF(known_hosts),
+	  .help = "host keys of ssh:// URLs (default ~/.ssh/known_hosts)" },
+	{ .name = "ca_file",
+	  .type = SCH_PATH,
+	  .off = TREE_OFF(ca_file),
+	  .help = "the CA an https:// URL's certificate is checked against" },
 	{ .name = NULL },
 };
 
@@ -223,6 +298,92 @@ static const struct schema_row mail_rows[] = {
 	  .off = MAIL_OFF(password_env),
 	  .check = check_env_name },
 	{ .name = "password_file", .type = SCH_PATH, MAIL_OFF(password_file) },
+	{ .name = "ca_file",
+	  .type = SCH_PATH,
+	  .off = MAIL_OFF(ca_file),
+	  .help = "trust this CA file for the SMTP server (a self-signed "
+		  "certificate)" },
+	{ .name = NULL },
+};
+
+#define NIGHT_OFF(f) offsetof(struct lab_nightly, f)
+#define NJOB_OFF(f) offsetof(struct lab_nightly_job, f)
+
+static const struct schema_row nightly_job_rows[] = {
+	{ .name = "job",
+	  .type = SCH_PATH,
+	  .off = NJOB_OFF(job),
+	  .flags = SCH_F_REQUIRED,
+	  .help = "a job file or a glob" },
+	{ .name = "metric",
+	  .type = SCH_STR,
+	  .off = NJOB_OFF(metric),
+	  .check = check_no_newline },
+	{ .name = "threshold",
+	  .type = SCH_STR,
+	  .off = NJOB_OFF(threshold),
+	  .check = check_threshold },
+	{ .name = "params",
+	  .type = SCH_STRLIST,
+	  .off = NJOB_OFF(params),
+	  .check = check_param,
+	  .help = "KEY=VALUE: the atomic jobs to run" },
+	{ .name = "hosts",
+	  .type = SCH_STRLIST,
+	  .off = NJOB_OFF(hosts),
+	  .check = check_host_name },
+	{ .name = NULL },
+};
+
+static const struct schema_row nightly_rows[] = {
+	/* read after the table: entries are scalars or mappings */
+	{ .name = "jobs", .type = SCH_IGNORE },
+	{ .name = "hosts",
+	  .type = SCH_STRLIST,
+	  .off = NIGHT_OFF(hosts),
+	  .check = check_host_name },
+	{ .name = "metric",
+	  .type = SCH_STR,
+	  .off = NIGHT_OFF(metric),
+	  .check = check_no_newline },
+	{ .name = "threshold",
+	  .type = SCH_STR,
+	  .off = NIGHT_OFF(threshold),
+	  .def = "5%",
+	  .check = check_threshold },
+	{ .name = "baseline",
+	  .type = SCH_STR,
+	  .off = NIGHT_OFF(baseline),
+	  .def = "previous",
+	  .allowed = baselines },
+	{ .name = "tag_pattern",
+	  .type = SCH_STR,
+	  .off = NIGHT_OFF(tag_pattern),
+	  .def = "v*",
+	  .check = check_no_newline },
+	{ .name = "interval",
+	  .type = SCH_DURATION,
+	  .off = NIGHT_OFF(interval),
+	  .def = "6h",
+	  .check = check_timeout },
+	{ .name = "min_runs",
+	  .type = SCH_LONG,
+	  .off = NIGHT_OFF(min_runs),
+	  .def = "3",
+	  .check = check_at_least_2 },
+	{ .name = "max_runs",
+	  .type = SCH_LONG,
+	  .off = NIGHT_OFF(max_runs),
+	  .def = "10",
+	  .check = check_at_least_2 },
+	{ .name = "improvements",
+	  .type = SCH_BOOL,
+	  .off = NIGHT_OFF(improvements),
+	  .def = "true" },
+	{ .name = "still_mail",
+	  .type = SCH_BOOL,
+	  .off = NIGHT_OFF(still_mail),
+	  .def = "false" },
 	{ .name = NULL },
 };
 
@@ -254,14 +415,27 @@ const struct schema_row lab_schema[] = {
 	  .off = LAB_OFF(mail),
 	  .sub = mail_rows },
 	{ .name = "nightly",
-	  .type = SCH_RAW,
+	  .type = SCH_MAP,
 	  .off = LAB_OFF(nightly),
+	  .sub = nightly_rows,
 	  .help = "the nightly loop's settings" },
 	{ .name = NULL },
 };
 
+static void nightly_jobs_release(struct lab_nightly *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr_jobs; i++)
+		schema_release(nightly_job_rows, &n->jobs[i]);
+	free(n->jobs);
+	n->jobs = NULL;
+	n->nr_jobs = 0;
+}
+
 void lab_release(struct lab *lab)
 {
+	nightly_jobs_release(&lab->nightly);
 	schema_release(lab_schema, lab);
 	free(lab->file);
 	free(lab->dir);
@@ -278,8 +452,91 @@ const struct lab_host *lab_find_host(const struct lab *lab, const char *name)
 	return NULL;
 }
 
+static int known_hosts_of(const struct lab *lab, const struct svec *names,
+			  const struct ynode *where)
+{
+	size_t i;
+
+	for (i = 0; i < names->nr; i++)
+		if (!lab_find_host(lab, names->v[i]))
+			return ynode_error(
+				lab->file, where,
+				"no host '%s' in hosts:", names->v[i]);
+	return 0;
+}
+
+/* nightly.jobs: each entry a file or glob, or a mapping of job_rows. */
+static int nightly_jobs(struct lab *lab, const struct schema_ctx *ctx,
+			const struct ynode *root)
+{
+	struct lab_nightly *n = &lab->nightly;
+	const struct ynode *sec = ynode_map_get(root, "nightly"), *jobs;
+	size_t i;
+
+	n->present = ynode_map_find(root, "nightly") >= 0;
+	if (!sec || sec->kind != YNODE_MAP)
+		return 0;
+	if (known_hosts_of(lab, &n->hosts, ynode_map_get(sec, "hosts")) < 0)
+		return -1;
+	if (n->min_runs > n->max_runs)
+		return ynode_error(lab->file, sec,
+				   "nightly.min_runs (%ld) is above "
+				   "nightly.max_runs (%ld)",
+				   n->min_runs, n->max_runs);
+	jobs = ynode_map_get(sec, "jobs");
+	if (!jobs || (jobs->kind == YNODE_SCALAR && jobs->is_null))
+		return 0;
+	if (jobs->kind == YNODE_MAP)
+		return ynode_error(lab->file, jobs,
+				   "'nightly.jobs' must be a list of job files "
+				   "(or globs), not a mapping");
+	if (jobs->kind == YNODE_SCALAR) {
+		n->jobs = xcalloc(1, sizeof(*n->jobs));
+		n->nr_jobs = 1;
+		svec_init(&n->jobs[0].params);
+		svec_init(&n->jobs[0].hosts);
+		n->jobs[0].job = rb_path_join(lab->dir, jobs->str);
+		n->jobs[0].line = jobs->line;
+		n->jobs[0].col = jobs->col;
+		return 0;
+	}
+	n->jobs = xcalloc(jobs->nr + 1, sizeof(*n->jobs));
+	for (i = 0; i < jobs->nr; i++) {
+		const struct ynode *e = jobs->vals[i];
+		struct lab_nightly_job *j = &n->jobs[i];
+		char *name;
+		int r;
+
+		n->nr_jobs++;
+		svec_init(&j->params);
+		svec_init(&j->hosts);
+		j->line = e->line;
+		j->col = e->col;
+		if (e->kind == YNODE_SCALAR) {
+			if (!*e->str)
+				return ynode_error(lab->file, e,
+						   "an empty job entry");
+			j->job = rb_path_join(lab->dir, e->str);
+			continue;
+		}
+		if (e->kind != YNODE_MAP)
+			return ynode_error(lab->file, e,
+					   "a job entry is a file, a glob or a "
+					   "mapping, not a %s",
+					   ynode_kind_name(e->kind));
+		name = xstrfmt("nightly.jobs[%zu]", i);
+		r = schema_parse(nightly_job_rows, e, j, ctx, name, e);
+		free(name);
+		if (r < 0 || known_hosts_of(lab, &j->hosts,
+					    ynode_map_get(e, "hosts")) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Checks across rows, after the table has been read. */
-static int finish(struct lab *lab, const struct ynode *root)
+static int finish(struct lab *lab, const struct schema_ctx *ctx,
+		  const struct ynode *root)
 {
 	const struct ynode *hosts = ynode_map_get(root, "hosts");
 	size_t i, k;
@@ -305,7 +562,7 @@ static int finish(struct lab *lab, const struct ynode *root)
 						   "(first at line %d)",
 						   h->name, lab->hosts[k].line);
 	}
-	return 0;
+	return nightly_jobs(lab, ctx, root);
 }
 
 int lab_load_string(struct lab *lab, const char *file, const char *dir,
@@ -344,7 +601,7 @@ int lab_load_string(struct lab *lab, const char *file, const char *dir,
 		goto out;
 	}
 	if (schema_parse(lab_schema, root, lab, &ctx, NULL, root) < 0 ||
-	    finish(lab, root) < 0)
+	    finish(lab, &ctx, root) < 0)
 		goto out;
 	ret = 0;
 out:

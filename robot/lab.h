@@ -12,10 +12,11 @@
  * The lab file (`--lab FILE`): where and how jobs run. See the README
  * section "Lab files" for every key. Read through one schema table
  * (lab_schema); unknown keys are errors with FILE:LINE:COL, except the
- * `nightly:` section, kept as a raw tree for the nightly loop.
+ * `nightly:` section's jobs, which are read after the table (a job entry
+ * is a scalar or a mapping).
  *
  * Relative paths (tree.path, workdir, ssh_config, hooks.*,
- * mail.password_file) are made absolute against the lab file's folder.
+ * mail.password_file, mail.ca_file) are made absolute against the lab file's folder.
  */
 struct lab_tree {
 	/* shown in mails as [name:branch]; default: basename of path */
@@ -24,6 +25,12 @@ struct lab_tree {
 	char *url;
 	/* default: master */
 	char *branch;
+	/* ssh:// URLs: the private key to offer (absolute), or NULL */
+	char *ssh_key;
+	/* ssh:// URLs: the known host keys (absolute); NULL: ~/.ssh's */
+	char *known_hosts;
+	/* https:// URLs: the CA file to trust (absolute); NULL: the system's */
+	char *ca_file;
 };
 
 struct lab_hooks {
@@ -64,6 +71,45 @@ struct lab_mail {
 	char *password_env;
 	/* a file holding the password (absolute) */
 	char *password_file;
+	/* a CA file to trust for TLS to the SMTP server (absolute) */
+	char *ca_file;
+};
+
+/*
+ * The nightly: section (`robot nightly`). A job entry is a file or a glob
+ * (absolute once read), or a mapping with the same plus its own metric,
+ * threshold, parameters and hosts.
+ */
+struct lab_nightly_job {
+	char *job; /* a job file or a glob */
+	char *metric; /* NULL: the section's, else the job's headline */
+	char *threshold; /* NULL: the section's */
+	struct svec params; /* k=v: only the atomic jobs that match */
+	struct svec hosts; /* empty: the section's */
+	int line, col;
+};
+
+struct lab_nightly {
+	bool present; /* the lab has a nightly: section */
+	struct lab_nightly_job *jobs;
+	size_t nr_jobs;
+	/* the hosts to use (names of hosts:); empty: all of them */
+	struct svec hosts;
+	char *metric;
+	/* "5%" (default: in the metric's bad direction), "-5%", "+5%" */
+	char *threshold;
+	/* "previous" (the previous tested head, default) or "tag" */
+	char *baseline;
+	/* the tags the "tag" rule looks at (default "v*") */
+	char *tag_pattern;
+	/* seconds between cycles without --once (default 6h) */
+	long interval;
+	/* runs of a head: at least, at most (3, 10) */
+	long min_runs, max_runs;
+	/* bisect and mail improvements too (default true) */
+	bool improvements;
+	/* mail a follow-up when a reported culprit still shows (false) */
+	bool still_mail;
 };
 
 struct lab {
@@ -79,8 +125,8 @@ struct lab {
 	struct lab_host *hosts;
 	size_t nr_hosts;
 	struct lab_mail mail;
-	/* the nightly: section as written, or NULL */
-	struct ynode *nightly;
+	/* the nightly: section read (present false when absent) */
+	struct lab_nightly nightly;
 };
 
 /* Read a lab file. 0, or -1 with "FILE:LINE:COL: message". */
@@ -89,6 +135,13 @@ int lab_load(struct lab *lab, const char *path);
 int lab_load_string(struct lab *lab, const char *file, const char *dir,
 		    const char *text, size_t len);
 void lab_release(struct lab *lab);
+
+/*
+ * "5%", "-5%" or "+5%" (a % between 0 and 100, exclusive) into the change
+ * that counts and its bad direction: -1 a drop is bad, +1 a rise is bad,
+ * 0 the metric decides. 0 or -1 with a message (no location).
+ */
+int lab_parse_threshold(const char *text, double *pct, int *sign);
 
 /* The host called name, or NULL. */
 const struct lab_host *lab_find_host(const struct lab *lab, const char *name);

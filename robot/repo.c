@@ -628,3 +628,104 @@ out:
 	git_repository_free(own);
 	return ret;
 }
+
+/* The commit a tag name peels to; 0 or -1. */
+static int tag_commit(git_repository *repo, const char *name, git_oid *out)
+{
+	git_object *obj = NULL, *c = NULL;
+	char *ref = xstrfmt("refs/tags/%s", name);
+	int r = -1;
+
+	if (git_revparse_single(&obj, repo, ref) == 0 &&
+	    git_object_peel(&c, obj, GIT_OBJECT_COMMIT) == 0) {
+		git_oid_cpy(out, git_object_id(c));
+		r = 0;
+	}
+	git_object_free(c);
+	git_object_free(obj);
+	free(ref);
+	return r;
+}
+
+/* git describe --tags --abbrev=0 --match pattern; 1, 0 none, -1 */
+static int describe(git_repository *repo, const git_oid *id,
+		    const char *pattern, char **name)
+{
+	git_describe_options dopts;
+	git_describe_format_options fopts;
+	git_describe_result *res = NULL;
+	git_buf buf = { 0 };
+	git_commit *c = NULL;
+	int r;
+
+	if (git_commit_lookup(&c, repo, id) < 0)
+		return rb_error("cannot read commit: %s", git_msg());
+	git_describe_options_init(&dopts, GIT_DESCRIBE_OPTIONS_VERSION);
+	dopts.describe_strategy = GIT_DESCRIBE_TAGS;
+	dopts.pattern = pattern;
+	git_describe_format_options_init(&fopts,
+					 GIT_DESCRIBE_FORMAT_OPTIONS_VERSION);
+	fopts.abbreviated_size = 0;
+	r = git_describe_commit(&res, (git_object *)c, &dopts);
+	git_commit_free(c);
+	/* no matching tag below: libgit2 says so as a describe error */
+	if (r == GIT_ENOTFOUND ||
+	    (r < 0 && git_error_last() &&
+	     git_error_last()->klass == GIT_ERROR_DESCRIBE)) {
+		git_error_clear();
+		return 0;
+	}
+	if (r < 0)
+		return rb_error("cannot describe: %s", git_msg());
+	r = git_describe_format(&buf, res, &fopts);
+	git_describe_result_free(res);
+	if (r < 0) {
+		git_buf_dispose(&buf);
+		return rb_error("cannot describe: %s", git_msg());
+	}
+	*name = xstrdup(buf.ptr);
+	git_buf_dispose(&buf);
+	return 1;
+}
+
+int rb_repo_last_tag(struct rb_repo *r, const uint8_t *oid, const char *pattern,
+		     char **name, uint8_t *tagged)
+{
+	git_oid id, tid;
+	git_commit *c = NULL;
+	int ret;
+
+	*name = NULL;
+	oid_to_git(&id, oid);
+	ret = describe(r->repo, &id, pattern, name);
+	if (ret <= 0)
+		return ret;
+	if (tag_commit(r->repo, *name, &tid) < 0) {
+		free(*name);
+		*name = NULL;
+		return rb_error("cannot read tag: %s", git_msg());
+	}
+	if (git_oid_equal(&tid, &id)) {
+		/* the head itself is tagged: the tag before it */
+		free(*name);
+		*name = NULL;
+		if (git_commit_lookup(&c, r->repo, &id) < 0)
+			return rb_error("cannot read commit: %s", git_msg());
+		if (!git_commit_parentcount(c)) {
+			git_commit_free(c);
+			return 0;
+		}
+		git_oid_cpy(&id, git_commit_parent_id(c, 0));
+		git_commit_free(c);
+		ret = describe(r->repo, &id, pattern, name);
+		if (ret <= 0)
+			return ret;
+		if (tag_commit(r->repo, *name, &tid) < 0) {
+			free(*name);
+			*name = NULL;
+			return rb_error("cannot read tag: %s", git_msg());
+		}
+	}
+	memcpy(tagged, tid.id, RB_OID_RAWSZ);
+	return 1;
+}

@@ -119,4 +119,14 @@ char *rb_repo_decoration(struct rb_repo *r, const uint8_t *oid);
  */
 int rb_repo_checkout(struct rb_repo *r, const uint8_t *oid, const char *dir);
 
+/*
+ * The newest tag matching pattern (fnmatch: "v*") reachable from oid, as
+ * `git describe --tags --abbrev=0 --match PATTERN` finds it, but never a
+ * tag of oid itself (then the one before it, from its first parent): the
+ * baseline of a head. 1 found (*name malloc'd, *tagged the commit it
+ * tags), 0 none, -1 error.
+ */
+int rb_repo_last_tag(struct rb_repo *r, const uint8_t *oid, const char *pattern,
+		     char **name, uint8_t *tagged);
+
 #endif

@@ -789,6 +789,26 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	svec_push(&argv, "--");
 	if (runner_payload_argv(r->job, host, r->help_text, &argv) < 0)
 		goto out;
+	/* what ran, for the reproduce instructions of a report */
+	{
+		struct sbuf cl = SBUF_INIT;
+		size_t i, first = (size_t)svec_find(&argv, "--") + 1;
+
+		for (i = first; i < argv.nr; i++) {
+			if (i > first)
+				sbuf_addch(&cl, ' ');
+			sbuf_add_shell_word(&cl, argv.v[i]);
+		}
+		sbuf_addch(&cl, '\n');
+		path = xstrfmt("%s/cmdline", ldir);
+		if (rb_write_file_atomic(path, cl.buf, cl.len) < 0) {
+			sbuf_release(&cl);
+			goto out;
+		}
+		free(path);
+		path = NULL;
+		sbuf_release(&cl);
+	}
 	svec_push(&argv, "--yaml");
 	svec_pushf(&argv, "%s/stress-ng.yaml", rdir);
 	if (is_local(host)) {

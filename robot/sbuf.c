@@ -136,6 +136,20 @@ int sbuf_add_shell_quoted(struct sbuf *sb, const char *s)
 	return sbuf_addch(sb, '\'');
 }
 
+int sbuf_add_shell_word(struct sbuf *sb, const char *s)
+{
+	const char *p;
+
+	if (!*s)
+		return sbuf_addstr(sb, "''");
+	for (p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_./%=:,+-@",
+			    *p))
+			return sbuf_add_shell_quoted(sb, s);
+	return sbuf_addstr(sb, s);
+}
+
 void sbuf_rtrim(struct sbuf *sb)
 {
 	while (sb->len &&

@@ -50,6 +50,9 @@ int sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 int sbuf_vaddf(struct sbuf *sb, const char *fmt, va_list ap);
 /* Append s quoted for a POSIX shell ('...' with '\'' for quotes). */
 int sbuf_add_shell_quoted(struct sbuf *sb, const char *s);
+/* Append s as one shell word: as it is when it is made only of characters
+ * no shell treats specially, else quoted. */
+int sbuf_add_shell_word(struct sbuf *sb, const char *s);
 /* Remove trailing whitespace. */
 void sbuf_rtrim(struct sbuf *sb);
 /* Shorten to len (len <= sb->len). */

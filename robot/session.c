@@ -24,8 +24,12 @@
 #include "store.h"
 #include "svec.h"
 
-/* Infrastructure failures in a row on one host before the robot gives up. */
-#define MAX_INFRA 3
+/*
+ * Infrastructure failures in a row on one host before the robot gives up,
+ * with pauses of 2, 4, 8, 16, 30 s between them: a box that reboots, a lab
+ * network that hiccups, get a minute to come back.
+ */
+#define MAX_INFRA 6
 /* Times a culprit may fail to confirm before the bisection gives up. */
 #define CONFIRM_ATTEMPTS 2
 /* Hosts the statistics can tell apart. */
@@ -357,8 +361,9 @@ static int wait_one(struct sess *s, struct session_result *res)
 					s->cfg->hosts[res->host], hs->infra,
 					res->why);
 		if (s->cfg->exec->pause)
-			s->cfg->exec->pause(s->cfg->exec->data,
-					    (double)(2 << (hs->infra - 1)));
+			s->cfg->exec->pause(
+				s->cfg->exec->data,
+				RB_MIN(30.0, (double)(2 << (hs->infra - 1))));
 		return 0;
 	}
 	hs->infra = 0;
@@ -797,34 +802,6 @@ static int replay(struct sess *s, bool *reproduced)
 
 /* --- confirmation ----------------------------------------------------- */
 
-/*
- * Are all of hex's runs, weighed now (with all the noise seen so far), a
- * sure verdict `want` (stats_step.sure)? Then the confirmation need not
- * decide it again. 0 no, 1 yes, -1 error.
- */
-static int sure_now(struct sess *s, const char *hex, enum stats_verdict want)
-{
-	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
-			 cand = STATS_SET_INIT;
-	struct stats_step st;
-	int ret = -1;
-
-	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
-	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
-	    load_set(s, hex, &cand, fresh_after(s, hex), -1) < 0)
-		goto out;
-	ret = 0;
-	if (cand.nr &&
-	    stats_step_verdict(&s->pol, &good, &bad, &cand, &st, NULL) == 0)
-		ret = st.sure && st.verdict == want;
-	rb_error_clear();
-out:
-	stats_set_release(&good);
-	stats_set_release(&bad);
-	stats_set_release(&cand);
-	return ret;
-}
-
 struct member {
 	const char *hex;
 	enum stats_verdict expect, got;
@@ -853,9 +830,9 @@ static int confirm(struct sess *s, const char *culprit,
 			 ps = STATS_SET_INIT;
 	struct stats_detect_opts o;
 	struct stats_detection d;
+	struct stats_summary ssp, ssc;
 	struct session_result res;
 	struct member *m = xcalloc(np + 1, sizeof(*m));
-	bool *sure = xcalloc(np + 1, sizeof(*sure));
 	struct sbuf verdicts = SBUF_INIT;
 	size_t n, i, k, shown = 0;
 	int64_t after = -1;
@@ -868,7 +845,8 @@ static int confirm(struct sess *s, const char *culprit,
 	    0)
 		goto out;
 	for (i = n; i-- > 0;) {
-		if (!strcmp(st[i].kind, "unconfirmed"))
+		if (!strcmp(st[i].kind, "unconfirmed") ||
+		    !strcmp(st[i].kind, "contradiction"))
 			break;
 		if (!strcmp(st[i].kind, "confirm-start") && st[i].commit &&
 		    !strcmp(st[i].commit, culprit) && st[i].detail) {
@@ -879,14 +857,6 @@ static int confirm(struct sess *s, const char *culprit,
 		}
 	}
 	bisection_steps_free(st, n);
-	for (k = 0; k <= np; k++) {
-		int r = sure_now(s, k < np ? parents[k] : culprit,
-				 k < np ? STATS_GOOD : STATS_BAD);
-
-		if (r < 0)
-			goto out;
-		sure[k] = r;
-	}
 	if (after < 0) {
 		char *det;
 
@@ -904,18 +874,13 @@ static int confirm(struct sess *s, const char *culprit,
 		m[k].hex = parents[k];
 		m[k].expect = STATS_GOOD;
 		/* the good anchor is good: the endpoint check says so */
-		m[k].done = !strcmp(parents[k], s->good_hex) || sure[k];
+		m[k].done = !strcmp(parents[k], s->good_hex);
 		m[k].got = STATS_GOOD;
 	}
 	m[np].hex = culprit;
 	m[np].expect = STATS_BAD;
-	m[np].done = !strcmp(culprit, s->bad_hex) || sure[np];
+	m[np].done = !strcmp(culprit, s->bad_hex);
 	m[np].got = STATS_BAD;
-	for (k = 0; k <= np; k++)
-		if (sure[k])
-			sbuf_addf(&verdicts, "%s%.12s %s (sure already)",
-				  verdicts.len ? ", " : "", m[k].hex,
-				  vname(m[k].expect));
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
 	while (!refuted) {
@@ -1013,13 +978,18 @@ static int confirm(struct sess *s, const char *culprit,
 				  ", p=%.2g, %.6g -> %.6g, %zu vs %zu runs",
 				  d.p, d.base_mean, d.new_mean, ps.nr, cs.nr);
 		}
+		stats_summarize(&ssp, ps.v, ps.nr);
+		stats_summarize(&ssc, cs.v, cs.nr);
 		sbuf_addf(detail,
 			  "%s{\"parent\": \"%s\", \"parent_mean\": %.17g, "
-			  "\"culprit_mean\": %.17g, \"change_pct\": %.6g, "
+			  "\"culprit_mean\": %.17g, \"parent_sd\": %.17g, "
+			  "\"culprit_sd\": %.17g, \"change_pct\": %.6g, "
 			  "\"p\": %.6g, \"parent_runs\": %zu, "
-			  "\"culprit_runs\": %zu}",
+			  "\"culprit_runs\": %zu, \"after_run\": %lld, "
+			  "\"host\": \"%s\"}",
 			  shown++ ? ", " : "", parents[k], d.base_mean,
-			  d.new_mean, d.change_pct, d.p, ps.nr, cs.nr);
+			  d.new_mean, ssp.stddev, ssc.stddev, d.change_pct, d.p,
+			  ps.nr, cs.nr, (long long)after, s->cfg->hosts[host]);
 	}
 	sbuf_addch(detail, ']');
 	if (!why->len)
@@ -1027,7 +997,6 @@ static int confirm(struct sess *s, const char *culprit,
 	ret = 0;
 out:
 	free(m);
-	free(sure);
 	sbuf_release(&verdicts);
 	stats_set_release(&good);
 	stats_set_release(&bad);

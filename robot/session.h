@@ -38,9 +38,9 @@ struct sbuf;
  *                  the expected verdict at confirm_alpha, the other at the
  *                  step alpha); a wrong step always leaves a wrong verdict
  *                  on the culprit or its parent, so a wrong culprit needs
- *                  a wrong step and a fresh decision repeating it; one
- *                  whose runs, weighed with all the noise seen by then,
- *                  are a sure verdict (stats_step.sure) is not run again; a
+ *                  a wrong step and a fresh decision repeating it (fresh
+ *                  runs also catch what the noise model does not see: a
+ *                  transient that slowed a commit's runs in its step); a
  *                  culprit that does not confirm sends the bisection back
  *                  into the range without its and its parents' verdicts,
  *                  twice at most, then "inconclusive"; verdicts that

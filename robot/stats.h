@@ -345,12 +345,13 @@ struct stats_step {
 	size_t runs; /* candidate runs used */
 	/*
 	 * GOOD or BAD with evidence enough for the bound of alpha x
-	 * confirm_alpha too (each run counting at most half of it): as sure
-	 * as a confirmed verdict. The session asks again at the
-	 * confirmation, with the noise of the whole bisection (a verdict
-	 * of the first steps may rest on a noise estimate of a few runs,
-	 * far too small when they all fell in one mode of a bimodal
-	 * metric), and does not decide a commit that is still sure again.
+	 * confirm_alpha too (each run counting at most half of it): as sure,
+	 * under the noise model, as a confirmed verdict (Ville's
+	 * inequality). Information: the session records it, and still
+	 * decides the culprit and its parent again on fresh runs, which also
+	 * catch what the model does not see (a transient that slowed a
+	 * commit's runs, the first anchor runs of a bimodal metric all in
+	 * one mode).
 	 */
 	bool sure;
 };

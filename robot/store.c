@@ -112,6 +112,88 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN bisection_id INTEGER"
 	"  REFERENCES bisections(id) ON DELETE SET NULL;"
 	"CREATE INDEX runs_by_bisection ON runs(bisection_id, commit_sha);",
+	/* 2 -> 3: the nightly loop (nightly-store.c) */
+	"CREATE TABLE nightly_cycles ("
+	"  id INTEGER PRIMARY KEY,"
+	"  tree TEXT NOT NULL,"
+	"  branch TEXT NOT NULL,"
+	"  url TEXT NOT NULL,"
+	"  head TEXT NOT NULL,"
+	"  previous TEXT,"
+	"  status TEXT NOT NULL CHECK (status IN ('running','done')),"
+	"  started REAL NOT NULL,"
+	"  finished REAL,"
+	"  summary TEXT"
+	") STRICT;"
+	"CREATE INDEX nightly_cycles_by_tree ON nightly_cycles(tree, branch,"
+	"  status, id);"
+	"CREATE TABLE nightly_jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  cycle_id INTEGER NOT NULL REFERENCES nightly_cycles(id)"
+	"    ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  job TEXT NOT NULL,"
+	"  job_file TEXT NOT NULL,"
+	"  params TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"
+	"  threshold TEXT NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  hosts TEXT NOT NULL,"
+	"  head TEXT NOT NULL,"
+	"  baseline TEXT,"
+	"  baseline_name TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('measure','act','still','done')),"
+	"  verdict TEXT,"
+	"  detection TEXT,"
+	"  bisection_id INTEGER REFERENCES bisections(id) ON DELETE SET NULL,"
+	"  outcome TEXT,"
+	"  mail TEXT,"
+	"  message TEXT,"
+	"  UNIQUE (cycle_id, seq)"
+	") STRICT;"
+	"CREATE INDEX nightly_jobs_by_job ON nightly_jobs(job, cycle_id);"
+	"CREATE TABLE nightly_history ("
+	"  job TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  stat TEXT NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  mean REAL NOT NULL,"
+	"  stddev REAL NOT NULL,"
+	"  min REAL NOT NULL,"
+	"  max REAL NOT NULL,"
+	"  cycle_id INTEGER REFERENCES nightly_cycles(id) ON DELETE SET NULL,"
+	"  time REAL NOT NULL,"
+	"  PRIMARY KEY (job, commit_sha, host, stat)"
+	") STRICT, WITHOUT ROWID;"
+	"CREATE TABLE nightly_reports ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('regression','improvement')),"
+	"  culprit TEXT NOT NULL,"
+	"  bisection_id INTEGER REFERENCES bisections(id) ON DELETE SET NULL,"
+	"  cycle_id INTEGER REFERENCES nightly_cycles(id) ON DELETE SET NULL,"
+	"  head TEXT NOT NULL,"
+	"  mail TEXT,"
+	"  status TEXT NOT NULL CHECK (status IN ('open','gone')),"
+	"  gone_at TEXT,"
+	"  created REAL NOT NULL,"
+	"  UNIQUE (job, metric, culprit)"
+	") STRICT;"
+	"CREATE TABLE nightly_still ("
+	"  report_id INTEGER NOT NULL REFERENCES nightly_reports(id)"
+	"    ON DELETE CASCADE,"
+	"  head TEXT NOT NULL,"
+	"  tree TEXT NOT NULL,"
+	"  branch TEXT NOT NULL,"
+	"  cycle_id INTEGER REFERENCES nightly_cycles(id) ON DELETE SET NULL,"
+	"  change_pct REAL,"
+	"  mail TEXT,"
+	"  time REAL NOT NULL,"
+	"  PRIMARY KEY (report_id, head)"
+	") STRICT;",
 };
 
 static int db_error(struct store *st, const char *what)
@@ -985,4 +1067,61 @@ int64_t store_last_run_id(struct store *st)
 		id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return id;
+}
+
+void run_stats_free(struct run_stats *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].host);
+		free(v[i].result_dir);
+		statset_release(&v[i].stats);
+	}
+	free(v);
+}
+
+int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
+			      const char *host, struct run_stats **out,
+			      size_t *n)
+{
+	struct run_stats *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (prepare(st,
+		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		    " FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		    " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
+		    " ORDER BY r.id, s.stat",
+		    &s) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
+	bind_opt(s, 3, host);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t rid = sqlite3_column_int64(s, 0);
+
+		if (!nr || v[nr - 1].run_id != rid) {
+			RB_ALLOC_GROW(v, nr + 1, alloc);
+			memset(&v[nr], 0, sizeof(v[nr]));
+			v[nr].run_id = rid;
+			v[nr].host = col_text(s, 1);
+			v[nr].result_dir = col_text(s, 2);
+			nr++;
+		}
+		statset_set(&v[nr - 1].stats,
+			    (const char *)sqlite3_column_text(s, 3),
+			    sqlite3_column_double(s, 4));
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		run_stats_free(v, nr);
+		return db_error(st, "read samples");
+	}
+	*out = v;
+	*n = nr;
+	return 0;
 }

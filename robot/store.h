@@ -195,6 +195,21 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 			    const char *stat, struct run_sample **out,
 			    size_t *n);
 void run_samples_free(struct run_sample *v, size_t n);
+/*
+ * Every stat of the OK runs of commit within bisection id, one statset per
+ * run in run order, with the runs' ids and result directories (malloc'd;
+ * free with run_stats_free). host NULL: any host.
+ */
+struct run_stats {
+	int64_t run_id;
+	char *host;
+	char *result_dir;
+	struct statset stats;
+};
+int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
+			      const char *host, struct run_stats **out,
+			      size_t *n);
+void run_stats_free(struct run_stats *v, size_t n);
 /* Runs of a commit within the bisection with a given status. */
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 			      const char *status, int64_t *out);

@@ -46,5 +46,8 @@ RB_CMD(outbox);
 RB_CMD(pick);
 RB_CMD(run);
 RB_CMD(bisect);
+RB_CMD(report);
+RB_CMD(nightly);
+RB_CMD(history);
 
 #endif

@@ -15,6 +15,7 @@
 #include "../bisection.h"
 #include "../context.h"
 #include "../repo.h"
+#include "../reporting.h"
 #include "../runner.h"
 #include "../sbuf.h"
 #include "../session-exec.h"
@@ -95,6 +96,44 @@ static int print_stored(const struct bisection_rec *b, const char *json_path)
 		}
 	}
 	return code;
+}
+
+/*
+ * A found culprit gets its mail drafted (and sent when the lab says so);
+ * the mail's path goes into the result JSON.
+ */
+static int draft_mail(struct ctx *c, int64_t id, const char *culprit,
+		      char **json)
+{
+	char *mid = NULL, *eml = NULL, *j;
+	bool existing;
+	int r;
+
+	if (report_draft(c, id, NULL, 0, &mid, &eml, &existing) < 0)
+		return -1;
+	j = bisection_set_mail(*json, eml);
+	if (!j || store_bisection_finish(c->st, id, "found", culprit, j) < 0) {
+		free(j);
+		free(mid);
+		free(eml);
+		return -1;
+	}
+	free(*json);
+	*json = j;
+	if (existing)
+		rb_notice("the mail about this culprit was drafted before: %s",
+			  eml);
+	if (report_auto_send(&c->lab)) {
+		r = report_send(&c->lab, mid, false);
+		if (r < 0)
+			rb_warn("%s (the mail stays in the outbox)",
+				rb_errmsg());
+		else if (r == 0)
+			rb_notice("mail %s sent", mid);
+	}
+	free(mid);
+	free(eml);
+	return 0;
 }
 
 static int do_bisect(int argc, char **argv)
@@ -204,6 +243,9 @@ static int do_bisect(int argc, char **argv)
 	    store_bisection_finish(
 		    c.st, id, session_status_name(res.status),
 		    res.status == SESSION_FOUND ? res.culprit : NULL, json) < 0)
+		goto fail;
+	if (res.status == SESSION_FOUND &&
+	    draft_mail(&c, id, res.culprit, &json) < 0)
 		goto fail;
 	bisection_print_result(stdout, json);
 	if (o.json && rb_write_file_atomic(o.json, json, strlen(json)) < 0)

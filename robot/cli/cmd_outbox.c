@@ -3,16 +3,16 @@
  * robot outbox [list|show|draft|send]: the mails the robot keeps, and
  * their delivery over SMTP.
  *
- * NEEDSWORK: `--lab LAB` will give the workdir (hence the outbox) and the
- * mail settings (mail.smtp, starttls, ca_file, user, password_file, bcc)
- * once the lab file parser lands; until then they are options here, and
- * `robot report --send` (which needs the bisection store) will call the
- * same rb_outbox_send() with rb_mail_send() behind it.
+ * `--lab LAB` gives the workdir (hence the outbox) and the mail settings
+ * (mail.smtp, starttls, ca_file, user, password_env, password_file); the
+ * options here override them. `robot report --send` goes through the same
+ * rb_outbox_send() with rb_mail_send() behind it.
  */
 #include <sys/random.h>
 #include <time.h>
 
 #include "../robot.h"
+#include "../lab.h"
 #include "../mail.h"
 #include "../outbox.h"
 #include "../report-json.h"
@@ -22,44 +22,22 @@
 struct outbox_opts {
 	const char *dir;
 	const char *workdir;
+	const char *lab_path;
+	struct lab lab;
+	bool lab_loaded;
 	struct rb_smtp smtp;
 	struct svec bcc;
 	struct svec args;
 	bool all, force, print;
 };
 
-/*
- * "--name VALUE" or "--name=VALUE" at argv[*i]: 1 when it matched (and
- * *i moved past the value), 0 when it is another option, -1 when the
- * value is missing.
- */
-static int opt_value(int *i, int argc, char **argv, const char *name,
-		     const char **out)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return 1;
-	}
-	if (a[n])
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*out = argv[++*i];
-	return 1;
-}
-
 static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 		      const char *sub)
 {
 	static const char *const valued[] = {
-		"--dir",	   "--workdir",	  "--smtp",
-		"--cacert",	   "--smtp-user", "--password-env",
-		"--password-file", "--bcc",	  "--timeout",
+		"--dir",       "--workdir",	 "--smtp",	    "--cacert",
+		"--smtp-user", "--password-env", "--password-file", "--bcc",
+		"--timeout",   "--lab",
 	};
 	int i;
 
@@ -94,7 +72,7 @@ static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 			continue;
 		}
 		for (k = 0; k < RB_ARRAY_SIZE(valued); k++) {
-			r = opt_value(&i, argc, argv, valued[k], &v);
+			r = rb_opt_arg(argc, argv, &i, valued[k], &v);
 			if (r)
 				break;
 		}
@@ -133,6 +111,9 @@ static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 		case 7:
 			svec_push(&o->bcc, v);
 			break;
+		case 9:
+			o->lab_path = v;
+			break;
 		case 8:
 			if (rb_parse_long(v, &o->smtp.timeout) < 0 ||
 			    o->smtp.timeout <= 0)
@@ -144,9 +125,36 @@ static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 			break;
 		}
 	}
+	if (o->lab_path) {
+		if (o->dir || o->workdir)
+			return rb_usage_error("outbox",
+					      "give --lab, --dir or "
+					      "--workdir, not several");
+		/* the lab's workdir, and its mail settings for sending */
+		if (lab_load(&o->lab, o->lab_path) < 0) {
+			rb_error_print();
+			return RB_EXIT_FAIL;
+		}
+		o->lab_loaded = true;
+		o->workdir = o->lab.workdir;
+		if (!o->smtp.url && o->lab.mail.smtp &&
+		    strcmp(o->lab.mail.smtp, "none")) {
+			o->smtp.url = o->lab.mail.smtp;
+			o->smtp.starttls |= o->lab.mail.starttls;
+			if (!o->smtp.ca_file)
+				o->smtp.ca_file = o->lab.mail.ca_file;
+			if (!o->smtp.user)
+				o->smtp.user = o->lab.mail.user;
+			if (!o->smtp.password_env)
+				o->smtp.password_env = o->lab.mail.password_env;
+			if (!o->smtp.password_file)
+				o->smtp.password_file =
+					o->lab.mail.password_file;
+		}
+	}
 	if (!o->dir && !o->workdir)
-		return rb_usage_error("outbox", "which outbox? give --dir DIR "
-						"or --workdir DIR");
+		return rb_usage_error("outbox", "which outbox? give --lab LAB, "
+						"--dir DIR or --workdir DIR");
 	if (o->dir && o->workdir)
 		return rb_usage_error("outbox", "give --dir or --workdir, not "
 						"both");
@@ -418,5 +426,7 @@ out:
 	rb_outbox_release(&ob);
 	svec_clear(&o.bcc);
 	svec_clear(&o.args);
+	if (o.lab_loaded)
+		lab_release(&o.lab);
 	return ret;
 }

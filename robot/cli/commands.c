@@ -105,6 +105,47 @@ const struct rb_command rb_commands[] = {
 	  "                   (default: halfway between good and bad)\n"
 	  "  --hosts A,B      the lab hosts to use (default: all)\n"
 	  "  --json FILE      the result as JSON (also kept in the store)\n" },
+	{ "report", cmd_report, "print (and send) the mail of a bisection",
+	  "usage: robot report --lab LAB ID [--send] [--force]\n"
+	  "       robot report --lab LAB ID --still [--send]\n"
+	  "\n"
+	  "Prints the \"kernel test robot noticed\" mail of bisection ID\n"
+	  "(drafting it, with its reproduce materials under\n"
+	  "WORKDIR/archive/<message-id>/, when it was not yet). --send\n"
+	  "delivers it with the lab's mail settings; a mail is never sent\n"
+	  "twice (--force sends one whose sending was interrupted).\n"
+	  "--still drafts the follow-up of a nightly report whose culprit\n"
+	  "still showed at later heads ([still regression on ...] lines).\n" },
+	{ "nightly", cmd_nightly,
+	  "track the tree's branch: test each new head, bisect, mail",
+	  "usage: robot nightly --lab LAB [--once] [--interval DURATION]\n"
+	  "\n"
+	  "Fetches tree.url's tree.branch into tree.path, measures the new\n"
+	  "head with the jobs of the lab's nightly: section against a\n"
+	  "baseline (the previous tested head, or the latest v* tag),\n"
+	  "records every stat in the history, bisects a regression (or an\n"
+	  "improvement) to its culprit and mails it when the lab allows;\n"
+	  "a reported culprit still present at a later head is recorded\n"
+	  "with its report. An interrupted cycle continues where it\n"
+	  "stopped. Events go to stderr and WORKDIR/nightly.log, a summary\n"
+	  "of each cycle to stdout.\n"
+	  "Exit: 0, or 1 when the robot itself failed (a cycle is left\n"
+	  "unfinished: the next run continues it).\n"
+	  "\n"
+	  "  --once           one cycle, then exit (for cron and systemd)\n"
+	  "  --interval T     between cycles (default: nightly.interval, 6h)\n" },
+	{ "history", cmd_history, "the tested heads of a job, and the changes",
+	  "usage: robot history --lab LAB --job JOB [--stat STAT]\n"
+	  "                     [--param K=V]... [--json] [--svg FILE]\n"
+	  "\n"
+	  "One line per head the nightly tested: mean, stddev and runs of\n"
+	  "STAT (default: the metric the nightly judges the job by), the\n"
+	  "change against the baseline, the verdict and the culprit.\n"
+	  "JOB is a job file (--param picks an atomic job) or a stored name\n"
+	  "(testcase/path_params).\n"
+	  "\n"
+	  "  --json      the same as JSON\n"
+	  "  --svg FILE  draw the series, regressions and culprits marked\n" },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);

@@ -29,8 +29,8 @@
  *    verdict is a skip (a neighbour is tested instead); decided steps add
  *    their candidate runs to the policy's noise pool;
  *  - confirmation: the parent and the culprit are decided again by
- *    stats_confirm_verdict on fresh runs, interleaved on host 0 (one that
- *    is a sure verdict already is not): confirmed when the parent is good
+ *    stats_confirm_verdict on fresh runs, interleaved on host 0
+ *    (anchors are known): confirmed when the parent is good
  *    and the culprit bad; an unconfirmed culprit drops its and its
  *    parent's verdicts and the bisection goes on (at most 3 tries, then
  *    inconclusive); verdicts of one round are applied in the order they
@@ -62,8 +62,7 @@
  * SIM_DRIFT_SD (the policy's drift_sd), SIM_MIN_RUNS, SIM_ANCHOR_MAX,
  * SIM_ANCHOR_MIN, SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_HOSTS (hosts
  * of the hosts shape, 4), SIM_DEBUG (print every wrong step with its
- * evidence, every refused endpoint, every confirmation with a member
- * known already, and every wrong culprit).
+ * evidence, every refused endpoint and every wrong culprit).
  */
 #include <math.h>
 
@@ -185,7 +184,6 @@ struct vrec {
 	long commit;
 	enum rb_verdict v;
 	double after, last_run; /* its runs: (after, last_run] */
-	bool sure; /* needs no confirmation (stats_step.sure) */
 	bool dropped;
 };
 
@@ -370,11 +368,11 @@ static bool endpoints(struct sess *s)
 }
 
 static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
-			double last_run, bool sure)
+			double last_run)
 {
 	RB_ALLOC_GROW(s->log, s->nlog + 1, s->alog);
-	s->log[s->nlog++] = (struct vrec){ commit,   v,	   s->fresh[commit],
-					   last_run, sure, false };
+	s->log[s->nlog++] =
+		(struct vrec){ commit, v, s->fresh[commit], last_run, false };
 }
 
 /* commit k's runs in (after, upto] (session.c's load_set_upto) */
@@ -400,25 +398,6 @@ static void drop(struct sess *s, long k)
 		if (s->log[i].commit == k)
 			s->log[i].dropped = true;
 	s->fresh[k] = s->run_id;
-}
-
-/*
- * Commit k's runs, weighed now (with all the noise seen so far), are a
- * sure verdict v: no need to decide it again.
- */
-static bool sure_of(const struct sess *s, long k, enum rb_verdict v)
-{
-	struct stats_set c = STATS_SET_INIT;
-	struct stats_step st;
-	bool sure = false;
-
-	runs_of(s, k, s->fresh[k], INFINITY, &c);
-	if (c.nr && !stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], &c,
-					&st, NULL))
-		sure = st.sure &&
-		       st.verdict == (v == RB_GOOD ? STATS_GOOD : STATS_BAD);
-	stats_set_release(&c);
-	return sure;
 }
 
 static void debug_wrong(struct sess *s, const struct probe *p,
@@ -472,8 +451,7 @@ static void evaluate(struct sess *s, struct probe *p)
 	}
 	debug_wrong(s, p, &st);
 	stats_noise_add(&s->pol.noise, c);
-	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0,
-		    st.sure);
+	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
 	p->done = true;
 	stats_set_release(&fresh);
 }
@@ -556,13 +534,9 @@ static bool confirm(struct sess *s, long culprit)
 	memset(m, 0, sizeof(m));
 	m[0].commit = culprit - 1;
 	m[1].commit = culprit;
-	m[0].done = m[0].commit == 0 || sure_of(s, m[0].commit, RB_GOOD);
+	m[0].done = m[0].commit == 0;
 	m[0].verdict = RB_GOOD;
-	m[1].done = m[1].commit == s->N || sure_of(s, m[1].commit, RB_BAD);
-	if (getenv("SIM_DEBUG") && (m[0].done || m[1].done))
-		printf("CONFIRM %ld %ld culprit %ld: known %d %d\n",
-		       m[0].commit, m[1].commit, s->w->culprit, m[0].done,
-		       m[1].done);
+	m[1].done = m[1].commit == s->N;
 	m[1].verdict = RB_BAD;
 	for (;;) {
 		left = 0;

@@ -41,8 +41,18 @@ static const char full_lab[] =
 	"  password_env: ROBOT_SMTP_PASSWORD\n"
 	"  password_file: secrets/smtp\n"
 	"nightly:\n"
-	"  branches: [master, next]\n"
-	"  at: '02:00'\n";
+	"  jobs:\n"
+	"    - jobs/stress-ng-*.yaml\n"
+	"    - job: jobs/stress-ng-toy.yaml\n"
+	"      metric: stress-ng.mmapaddr.usr_sys_ops_per_sec\n"
+	"      threshold: -3%\n"
+	"      params: [nr_threads=1]\n"
+	"      hosts: here\n"
+	"  hosts: [box1]\n"
+	"  baseline: tag\n"
+	"  interval: 12h\n"
+	"  max_runs: 6\n"
+	"  still_mail: true\n";
 
 static void load(struct lab *lab, const char *text)
 {
@@ -95,9 +105,32 @@ Test(lab, full_example)
 	cr_expect_str_eq(lab.mail.user, "robot");
 	cr_expect_str_eq(lab.mail.password_env, "ROBOT_SMTP_PASSWORD");
 	cr_expect_str_eq(lab.mail.password_file, "/labs/one/secrets/smtp");
-	cr_assert_not_null(lab.nightly);
-	cr_expect_eq(lab.nightly->kind, YNODE_MAP);
-	cr_expect_str_eq(ynode_map_get(lab.nightly, "at")->str, "02:00");
+	cr_expect(lab.nightly.present);
+	cr_assert_eq(lab.nightly.nr_jobs, 2);
+	cr_expect_str_eq(lab.nightly.jobs[0].job,
+			 "/labs/one/jobs/stress-ng-*.yaml");
+	cr_expect_null(lab.nightly.jobs[0].threshold);
+	cr_expect_eq(lab.nightly.jobs[0].params.nr, 0);
+	cr_expect_str_eq(lab.nightly.jobs[1].job,
+			 "/labs/one/jobs/stress-ng-toy.yaml");
+	cr_expect_str_eq(lab.nightly.jobs[1].metric,
+			 "stress-ng.mmapaddr.usr_sys_ops_per_sec");
+	cr_expect_str_eq(lab.nightly.jobs[1].threshold, "-3%");
+	cr_assert_eq(lab.nightly.jobs[1].params.nr, 1);
+	cr_expect_str_eq(lab.nightly.jobs[1].params.v[0], "nr_threads=1");
+	cr_assert_eq(lab.nightly.jobs[1].hosts.nr, 1);
+	cr_expect_str_eq(lab.nightly.jobs[1].hosts.v[0], "here");
+	cr_expect_eq(lab.nightly.jobs[1].line, 35);
+	cr_assert_eq(lab.nightly.hosts.nr, 1);
+	cr_expect_str_eq(lab.nightly.hosts.v[0], "box1");
+	cr_expect_str_eq(lab.nightly.threshold, "5%");
+	cr_expect_str_eq(lab.nightly.baseline, "tag");
+	cr_expect_str_eq(lab.nightly.tag_pattern, "v*");
+	cr_expect_eq(lab.nightly.interval, 12 * 3600);
+	cr_expect_eq(lab.nightly.min_runs, 3);
+	cr_expect_eq(lab.nightly.max_runs, 6);
+	cr_expect(lab.nightly.improvements);
+	cr_expect(lab.nightly.still_mail);
 	lab_release(&lab);
 }
 
@@ -121,7 +154,14 @@ Test(lab, defaults)
 	cr_expect_not(lab.mail.starttls);
 	cr_expect_not_null(lab.mail.to.v);
 	cr_expect_eq(lab.mail.to.nr, 0);
-	cr_expect_null(lab.nightly);
+	cr_expect_not(lab.nightly.present);
+	cr_expect_eq(lab.nightly.nr_jobs, 0);
+	cr_expect_str_eq(lab.nightly.threshold, "5%");
+	cr_expect_str_eq(lab.nightly.baseline, "previous");
+	cr_expect_eq(lab.nightly.interval, 6 * 3600);
+	cr_expect_eq(lab.nightly.max_runs, 10);
+	cr_expect(lab.nightly.improvements);
+	cr_expect_not(lab.nightly.still_mail);
 	lab_release(&lab);
 }
 
@@ -209,6 +249,37 @@ Test(lab, errors_with_line_and_column)
 		{ "workdir: 'a\n",
 		  "lab.yaml:2:1: malformed yaml: found unexpected end of "
 		  "stream while scanning a quoted scalar (from line 1)" },
+		{ "nightly:\n  at: '02:00'\n",
+		  "lab.yaml:2:3: unknown key 'at' in nightly" },
+		{ "nightly:\n  threshold: 5\n",
+		  "lab.yaml:2:14: threshold '5' is not a percentage (5%, "
+		  "-5%: a drop is the regression, +5%: a rise is)" },
+		{ "nightly:\n  threshold: 150%\n",
+		  "lab.yaml:2:14: threshold '150%' must be between 0% and "
+		  "100%" },
+		{ "nightly:\n  baseline: yesterday\n",
+		  "lab.yaml:2:13: 'nightly.baseline' must be one of previous, "
+		  "tag, not 'yesterday'" },
+		{ "nightly:\n  hosts: [nope]\n",
+		  "lab.yaml:2:10: no host 'nope' in hosts:" },
+		{ "nightly:\n  min_runs: 1\n",
+		  "lab.yaml:2:13: '1' runs: a detection needs 2 to 1000" },
+		{ "nightly:\n  min_runs: 5\n  max_runs: 4\n",
+		  "lab.yaml:2:3: nightly.min_runs (5) is above "
+		  "nightly.max_runs (4)" },
+		{ "nightly:\n  jobs: {a: b}\n",
+		  "lab.yaml:2:9: 'nightly.jobs' must be a list of job files "
+		  "(or globs), not a mapping" },
+		{ "nightly:\n  jobs:\n    - [a]\n",
+		  "lab.yaml:3:7: a job entry is a file, a glob or a mapping, "
+		  "not a list" },
+		{ "nightly:\n  jobs:\n    - metric: x\n",
+		  "lab.yaml:3:7: 'nightly.jobs[0]' needs a 'job'" },
+		{ "nightly:\n  jobs:\n    - job: a.yaml\n      params: [x]\n",
+		  "lab.yaml:4:16: parameter 'x' is not KEY=VALUE" },
+		{ "nightly:\n  jobs:\n    - job: a.yaml\n      treshold: 1%\n",
+		  "lab.yaml:4:7: unknown key 'treshold' in nightly.jobs[0] "
+		  "(did you mean 'threshold'?)" },
 	};
 	size_t i;
 

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * robot history --lab LAB --job JOB [--stat STAT] [--param K=V]...
+ *               [--json] [--svg FILE]
+ */
+#include "../robot.h"
+#include "../bisect.h"
+#include "../history.h"
+#include "../job.h"
+#include "../lab.h"
+#include "../nightly-store.h"
+#include "../repo.h"
+#include "../sbuf.h"
+#include "../store.h"
+#include "../svec.h"
+#include "cli.h"
+
+struct history_opts {
+	const char *lab, *job, *stat, *svg;
+	bool json;
+	struct svec params;
+};
+
+static int parse(int argc, char **argv, struct history_opts *o)
+{
+	const char *v;
+	int i, r;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o->lab)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--job", &o->job)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--stat", &o->stat)) ||
+		    (r = rb_opt_arg(argc, argv, &i, "--svg", &o->svg))) {
+			if (r < 0)
+				return rb_usage_error("history",
+						      "'%s' needs a value",
+						      argv[i]);
+		} else if ((r = rb_opt_arg(argc, argv, &i, "--param", &v))) {
+			if (r < 0)
+				return rb_usage_error(
+					"history", "'--param' needs a value");
+			svec_push(&o->params, v);
+		} else if (!strcmp(argv[i], "--json")) {
+			o->json = true;
+		} else {
+			return rb_usage_error("history",
+					      "unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!o->lab || !o->job)
+		return rb_usage_error("history",
+				      "--lab and --job are required");
+	return 0;
+}
+
+/* A job file names its atomic job (--param selects one); else JOB is the
+ * name the nightly stored ("stress-ng/1-mmapaddr-1s"). */
+static char *job_key(const struct history_opts *o)
+{
+	struct job_list jl = JOB_LIST_INIT;
+	struct sbuf name = SBUF_INIT;
+	char *ret = NULL;
+	long i;
+
+	if (!rb_file_exists(o->job)) {
+		if (o->params.nr) {
+			rb_error("no job file '%s' to pick parameters from",
+				 o->job);
+			return NULL;
+		}
+		return xstrdup(o->job);
+	}
+	if (job_load_file(&jl, o->job) < 0)
+		return NULL;
+	i = job_select(&jl, (const char *const *)o->params.v, o->params.nr);
+	if (i >= 0)
+		ret = xstrdup(job_name(jl.v[i], &name));
+	sbuf_release(&name);
+	job_list_release(&jl);
+	return ret;
+}
+
+static void subjects(struct history *h, const char *tree)
+{
+	struct rb_repo *repo = NULL;
+	struct rb_commit_info ci;
+	uint8_t oid[RB_OID_RAWSZ];
+	size_t i;
+
+	if (!tree || rb_repo_open(&repo, tree) < 0) {
+		rb_error_clear();
+		return;
+	}
+	for (i = 0; i < h->nr; i++) {
+		struct history_point *p = &h->v[i];
+
+		if (rb_oid_from_hex(oid, p->commit) == 0 &&
+		    rb_repo_commit_info(repo, oid, &ci) == 0) {
+			p->subject = xstrdup(ci.subject);
+			rb_commit_info_release(&ci);
+		}
+		if (p->culprit && rb_oid_from_hex(oid, p->culprit) == 0 &&
+		    rb_repo_commit_info(repo, oid, &ci) == 0) {
+			p->culprit_subject = xstrdup(ci.subject);
+			rb_commit_info_release(&ci);
+		}
+	}
+	rb_error_clear();
+	rb_repo_free(repo);
+}
+
+static void no_history(struct store *st, const char *job, const char *wd)
+{
+	char **names;
+	size_t n, i;
+	struct sbuf sb = SBUF_INIT;
+
+	if (nstore_history_jobs(st, &names, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		sbuf_addf(&sb, "%s'%s'", i ? ", " : "", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	if (n)
+		rb_error("no nightly history of '%s' in '%s' (there is: %s)",
+			 job, wd, sb.buf);
+	else
+		rb_error("no nightly history of '%s' in '%s': the nightly "
+			 "has not run there",
+			 job, wd);
+	sbuf_release(&sb);
+}
+
+RB_CMD(history)
+{
+	struct history_opts o = { .params = SVEC_INIT };
+	struct history h = HISTORY_INIT;
+	struct sbuf out = SBUF_INIT, svg = SBUF_INIT;
+	struct lab lab;
+	struct store *st = NULL;
+	char *job = NULL;
+	bool lab_up = false;
+	int ret = RB_EXIT_FAIL, u;
+
+	u = parse(argc, argv, &o);
+	if (u) {
+		svec_clear(&o.params);
+		return u;
+	}
+	if (lab_load(&lab, o.lab) < 0)
+		goto fail;
+	lab_up = true;
+	job = job_key(&o);
+	if (!job || store_open_readonly(&st, lab.workdir) < 0 ||
+	    nstore_history_series(st, job, o.stat, &h) < 0)
+		goto fail;
+	if (!h.stat) {
+		no_history(st, job, lab.workdir);
+		goto fail;
+	}
+	subjects(&h, lab.tree.path);
+	if (o.json ? history_json(&h, &out) : history_table(&h, &out))
+		goto fail;
+	if (o.svg) {
+		if (history_svg(&h, &svg) < 0 ||
+		    rb_write_file_atomic(o.svg, svg.buf, svg.len) < 0)
+			goto fail;
+	}
+	fputs(out.buf, stdout);
+	ret = RB_EXIT_OK;
+	goto out;
+fail:
+	rb_error_print();
+out:
+	history_release(&h);
+	store_close(st);
+	if (lab_up)
+		lab_release(&lab);
+	free(job);
+	sbuf_release(&out);
+	sbuf_release(&svg);
+	svec_clear(&o.params);
+	return ret;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * robot report --lab LAB ID [--still] [--send] [--force]
+ */
+#include "../robot.h"
+#include "../context.h"
+#include "../nightly-store.h"
+#include "../outbox.h"
+#include "../reporting.h"
+#include "../sbuf.h"
+#include "../store.h"
+#include "cli.h"
+
+/* The atomic job file a bisection ran (runner_init wrote it there). */
+static char *job_file(const struct lab *lab, const char *job)
+{
+	char *name = xstrdup(job), *p, *path;
+
+	for (p = name; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	path = xstrfmt("%s/jobs/%s.yaml", lab->workdir, name);
+	free(name);
+	return path;
+}
+
+/*
+ * The follow-up of a nightly report whose culprit still showed at later
+ * heads: every [still regression on ...] line the nightly recorded.
+ */
+static int draft_still(struct ctx *c, long id, char **mid, char **eml)
+{
+	struct nightly_report_rec rep;
+	struct nightly_still_rec *v = NULL;
+	struct report_still *rs = NULL;
+	size_t n = 0, k;
+	bool existing;
+	int r, ret = -1;
+
+	r = nstore_report_of_bisection(c->st, id, &rep);
+	if (r <= 0) {
+		if (!r)
+			rb_error("bisection %ld is not a nightly report: no "
+				 "later head is known",
+				 id);
+		return -1;
+	}
+	if (nstore_still_list(c->st, rep.id, &v, &n) < 0)
+		goto out;
+	if (!n) {
+		rb_error("the culprit of bisection %ld was not seen at a later "
+			 "head yet",
+			 id);
+		goto out;
+	}
+	rs = xcalloc(n, sizeof(*rs));
+	for (k = 0; k < n; k++) {
+		rs[k].tree = v[k].tree;
+		rs[k].branch = v[k].branch;
+		rs[k].sha = v[k].head;
+	}
+	if (report_draft_still(c, id, rs, n, mid, eml, &existing) < 0 ||
+	    nstore_still_set_mail(c->st, rep.id, v[n - 1].head, *mid) < 0)
+		goto out;
+	ret = 0;
+out:
+	nightly_report_rec_release(&rep);
+	nightly_still_recs_free(v, n);
+	free(rs);
+	return ret;
+}
+
+RB_CMD(report)
+{
+	const char *labp = NULL, *v = NULL;
+	bool send = false, force = false, existing, lab_up = false;
+	bool still = false;
+	struct lab lab;
+	struct store *st = NULL;
+	struct bisection_rec rec = { 0 };
+	struct ctx c;
+	struct ctx_opts co = { 0 };
+	char *jf = NULL, *mid = NULL, *eml = NULL, *msg = NULL;
+	long id = 0;
+	int i, r, ret = RB_EXIT_FAIL;
+	bool ctx_up = false;
+
+	for (i = 1; i < argc; i++) {
+		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &labp))) {
+			if (r < 0)
+				return rb_usage_error("report",
+						      "'--lab' needs a value");
+		} else if (!strcmp(argv[i], "--send")) {
+			send = true;
+		} else if (!strcmp(argv[i], "--force")) {
+			force = true;
+		} else if (!strcmp(argv[i], "--still")) {
+			still = true;
+		} else if (!v && argv[i][0] != '-') {
+			v = argv[i];
+		} else {
+			return rb_usage_error("report", "unknown argument '%s'",
+					      argv[i]);
+		}
+	}
+	if (!labp || !v || rb_parse_long(v, &id) < 0 || id < 1)
+		return rb_usage_error("report", "--lab and a bisection ID are "
+						"required");
+	if (lab_load(&lab, labp) < 0)
+		goto fail;
+	lab_up = true;
+	if (store_open(&st, lab.workdir) < 0)
+		goto fail;
+	r = store_bisection_get(st, id, &rec);
+	if (r <= 0) {
+		if (!r)
+			rb_error("no bisection %ld in '%s'", id, lab.workdir);
+		goto fail;
+	}
+	jf = job_file(&lab, rec.job);
+	store_close(st);
+	st = NULL;
+	co.lab = labp;
+	co.job = jf;
+	co.need_repo = true;
+	if (ctx_open(&c, &co) < 0)
+		goto fail;
+	ctx_up = true;
+	if (still) {
+		if (draft_still(&c, id, &mid, &eml) < 0)
+			goto fail;
+	} else if (report_draft(&c, id, NULL, 0, &mid, &eml, &existing) < 0) {
+		goto fail;
+	}
+	if (rb_read_file(eml, &msg, NULL) < 0)
+		goto fail;
+	fputs(msg, stdout);
+	fflush(stdout);
+	if (send) {
+		r = report_send(&c.lab, mid, force);
+		if (r < 0)
+			goto fail;
+		if (r > 0)
+			rb_notice("mail %s was sent before: not sending it "
+				  "again",
+				  mid);
+		else
+			rb_notice("mail %s sent", mid);
+	}
+	ret = RB_EXIT_OK;
+	goto out;
+fail:
+	rb_error_print();
+out:
+	if (ctx_up)
+		ctx_close(&c);
+	store_close(st);
+	bisection_rec_release(&rec);
+	if (lab_up)
+		lab_release(&lab);
+	free(jf);
+	free(mid);
+	free(eml);
+	free(msg);
+	return ret;
+}

@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The mail of a found bisection, its reproduce materials, its delivery.
+ */
+#include <jansson.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "robot.h"
+#include "bisection.h"
+#include "compare.h"
+#include "context.h"
+#include "mail.h"
+#include "outbox.h"
+#include "repo.h"
+#include "report.h"
+#include "reporting.h"
+#include "runner.h"
+#include "sbuf.h"
+#include "stats.h"
+#include "store.h"
+#include "svec.h"
+
+/* "Name <email>" or "email" into an address (pointing into s). */
+static void split_addr(char *s, struct rb_mail_addr *a)
+{
+	char *lt = strrchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	a->name = NULL;
+	a->email = s;
+	if (!lt || !gt)
+		return;
+	*gt = '\0';
+	a->email = lt + 1;
+	while (lt > s && lt[-1] == ' ')
+		lt--;
+	*lt = '\0';
+	if (*s == '"' && lt > s + 1 && lt[-1] == '"') {
+		lt[-1] = '\0';
+		s++;
+	}
+	a->name = *s ? s : NULL;
+}
+
+static struct rb_mail_addr *addrs(const struct svec *v, struct svec *own)
+{
+	struct rb_mail_addr *a = xcalloc(v->nr + 1, sizeof(*a));
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		split_addr(svec_push(own, v->v[i]), &a[i]);
+	return a;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* mean and sample stddev of a JSON array of numbers */
+static void summarize(json_t *a, double *mean, double *sd, unsigned *n)
+{
+	struct stats_summary s;
+	double *v = xcalloc(json_array_size(a) + 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < json_array_size(a); i++)
+		v[i] = json_number_value(json_array_get(a, i));
+	stats_summarize(&s, v, i);
+	*mean = s.mean;
+	*sd = i > 1 ? s.stddev : -1;
+	*n = (unsigned)i;
+	free(v);
+}
+
+/*
+ * The matrix of a commit's runs in the bisection, lkp style: every stat a
+ * column per run (0 where a run lacks it), for the table and for the
+ * materials.
+ */
+static int commit_matrix(struct ctx *c, int64_t id, const char *hex,
+			 struct cmp_matrix *m, json_t **lkp)
+{
+	struct run_stats *runs;
+	struct svec names = SVEC_INIT;
+	struct rb_commit_info ci;
+	uint8_t oid[RB_OID_RAWSZ];
+	json_t *src;
+	size_t n, i, k;
+
+	cmp_matrix_init(m);
+	if (store_bisection_run_stats(c->st, id, hex, NULL, &runs, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < runs[i].stats.nr; k++)
+			if (svec_find(&names, runs[i].stats.v[k].name) < 0)
+				svec_push(&names, runs[i].stats.v[k].name);
+	m->label = xstrdup(hex);
+	if (rb_oid_from_hex(oid, hex) == 0 &&
+	    rb_repo_commit_info(c->repo, oid, &ci) == 0) {
+		m->title = xstrfmt("%.10s (\"%s\")", hex, ci.subject);
+		rb_commit_info_release(&ci);
+	}
+	*lkp = json_object();
+	src = json_array();
+	for (k = 0; k < names.nr; k++) {
+		struct cmp_stat *st = cmp_matrix_stat(m, names.v[k]);
+		json_t *col = json_array();
+
+		for (i = 0; i < n; i++) {
+			const double *v =
+				statset_get(&runs[i].stats, names.v[k]);
+			double x = v ? *v : 0;
+			bool is_int = x == (double)(long long)x;
+
+			cmp_stat_push(st, x, is_int);
+			json_array_append_new(
+				col, is_int ? json_integer((json_int_t)x) :
+					      json_real(x));
+		}
+		json_object_set_new(*lkp, names.v[k], col);
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(src, json_sprintf("%s/stats.json",
+							runs[i].result_dir));
+	json_object_set_new(*lkp, "stats_source", src);
+	m->sources = n;
+	m->has_sources = true;
+	run_stats_free(runs, n);
+	svec_clear(&names);
+	return 0;
+}
+
+static int write_json(const char *path, json_t *o)
+{
+	char *t = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS |
+					JSON_REAL_PRECISION(15));
+	int r;
+
+	if (!t)
+		return rb_error("cannot encode '%s'", path);
+	r = rb_write_file_atomic(path, t, strlen(t));
+	free(t);
+	return r;
+}
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	int r = rb_write_file_atomic(p, text, strlen(text));
+
+	free(p);
+	return r;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char *buf;
+	size_t len;
+	int r;
+
+	if (!rb_file_exists(from))
+		return 0;
+	if (rb_read_file(from, &buf, &len) < 0)
+		return -1;
+	r = rb_write_file_atomic(to, buf, len);
+	free(buf);
+	return r;
+}
+
+/* The stress-ng line the culprit's runs ran, from its result directory. */
+static char *command_line(struct ctx *c, int64_t id, const char *culprit)
+{
+	struct run_stats *runs;
+	char *p, *buf = NULL;
+	size_t n;
+
+	if (store_bisection_run_stats(c->st, id, culprit, NULL, &runs, &n) <
+		    0 ||
+	    !n)
+		return NULL;
+	p = xstrfmt("%s/cmdline", runs[n - 1].result_dir);
+	if (rb_file_exists(p) && rb_read_file(p, &buf, NULL) == 0) {
+		size_t l = strlen(buf);
+
+		while (l && buf[l - 1] == '\n')
+			buf[--l] = '\0';
+	}
+	free(p);
+	run_stats_free(runs, n);
+	return buf;
+}
+
+/*
+ * archive/<id>/: job.yaml, reproduce.sh, the kernel config, bisect.log,
+ * the matrices, the raw files of the confirming runs.
+ */
+static int materials(struct ctx *c, int64_t id, const char *dir,
+		     const char *culprit, const char *cmd, json_t *mgood,
+		     json_t *mculprit, const char *good, json_t *confirm)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct job *job = ctx_job(c, 0);
+	char *p = NULL, *art;
+	FILE *f;
+	size_t i;
+	int ret = -1;
+
+	if (!job || rb_mkdir_p(dir) < 0)
+		goto out;
+	if (job_write_yaml(job, &sb) < 0 || write_text(dir, "job.yaml", sb.buf))
+		goto out;
+	sbuf_reset(&sb);
+	sbuf_addf(&sb,
+		  "#!/bin/sh\n"
+		  "# Reproduce on a test machine booted into %s\n"
+		  "# (kernel config: config, next to this script).\n"
+		  "set -e\n"
+		  "[ -w /proc/sys/kernel/sched_autogroup_enabled ] &&\n"
+		  "\techo 0 >/proc/sys/kernel/sched_autogroup_enabled\n",
+		  culprit);
+	if (job->cpufreq_governor && *job->cpufreq_governor)
+		sbuf_addf(
+			&sb,
+			"for g in "
+			"/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor; "
+			"do\n\t[ -w \"$g\" ] && echo %s >\"$g\"\ndone\n",
+			job->cpufreq_governor);
+	sbuf_addf(&sb, "%s\n", cmd ? cmd : "stress-ng --help");
+	if (write_text(dir, "reproduce.sh", sb.buf) < 0)
+		goto out;
+	p = xstrfmt("%s/reproduce.sh", dir);
+	chmod(p, 0755);
+	free(p);
+	/* the config the culprit was built with, else the job's kconfig */
+	{
+		struct runner r;
+
+		if (runner_init(&r, &c->lab, c->st, c->repo, job, 0) < 0)
+			goto out;
+		art = runner_artifact_dir(&r, culprit);
+		p = xstrfmt("%s/config", dir);
+		if (rb_file_exists(art)) {
+			char *a = xstrfmt("%s/.config", art);
+			char *b = xstrfmt("%s/config", art);
+
+			if (copy_file(rb_file_exists(b) ? b : a, p) < 0)
+				ret = -2;
+			free(a);
+			free(b);
+		}
+		if (!rb_file_exists(p) && *r.kconfig_path &&
+		    copy_file(r.kconfig_path, p) < 0)
+			ret = -2;
+		free(p);
+		p = NULL;
+		free(art);
+		runner_release(&r);
+		if (ret == -2)
+			goto out;
+	}
+	p = xstrfmt("%s/bisect.log", dir);
+	f = fopen(p, "w");
+	if (!f) {
+		rb_error("cannot write '%s': %s", p, strerror(errno));
+		goto out;
+	}
+	bisection_print_log(f, c->st, c->repo, id);
+	if (fclose(f) != 0) {
+		rb_error("cannot write '%s'", p);
+		goto out;
+	}
+	free(p);
+	p = xstrfmt("%s/matrix-good-%.12s.json", dir, good);
+	if (write_json(p, mgood) < 0)
+		goto out;
+	free(p);
+	p = xstrfmt("%s/matrix-culprit-%.12s.json", dir, culprit);
+	if (write_json(p, mculprit) < 0)
+		goto out;
+	/* the raw files of the interleaved confirming runs */
+	for (i = 0; json_is_array(confirm) && i < json_array_size(confirm);
+	     i++) {
+		json_t *e = json_array_get(confirm, i);
+		const char *who[2] = { jstr(e, "parent"), culprit };
+		json_int_t after =
+			json_integer_value(json_object_get(e, "after_run"));
+		int w;
+
+		for (w = 0; w < 2; w++) {
+			struct run_stats *runs;
+			size_t n, k;
+
+			if (store_bisection_run_stats(c->st, id, who[w],
+						      jstr(e, "host"), &runs,
+						      &n) < 0)
+				goto out;
+			for (k = 0; k < n; k++) {
+				static const char *const files[] = {
+					"stress-ng.stderr", "stress-ng.yaml",
+					"monitor", "stats.json", "cmdline"
+				};
+				char *d;
+				size_t f2;
+
+				if (runs[k].run_id <= after)
+					continue;
+				d = xstrfmt("%s/confirm/%lld-%.12s", dir,
+					    (long long)runs[k].run_id, who[w]);
+				if (rb_mkdir_p(d) < 0) {
+					free(d);
+					run_stats_free(runs, n);
+					goto out;
+				}
+				for (f2 = 0; f2 < RB_ARRAY_SIZE(files); f2++) {
+					char *a = xstrfmt("%s/%s",
+							  runs[k].result_dir,
+							  files[f2]);
+					char *b =
+						xstrfmt("%s/%s", d, files[f2]);
+
+					copy_file(a, b);
+					free(a);
+					free(b);
+				}
+				free(d);
+			}
+			run_stats_free(runs, n);
+		}
+	}
+	ret = 0;
+out:
+	free(p);
+	sbuf_release(&sb);
+	return ret < 0 ? -1 : 0;
+}
+
+/* The existing mail of a key in the outbox, or NULL. */
+static char *find_key(struct rb_outbox *ob, const char *key)
+{
+	struct rb_outbox_entry *v;
+	size_t n, i;
+	char *id = NULL;
+
+	if (rb_outbox_list(ob, &v, &n) < 0)
+		return NULL;
+	for (i = 0; i < n && !id; i++)
+		if (!strcmp(v[i].key, key))
+			id = xstrdup(v[i].id);
+	rb_outbox_entries_free(v, n);
+	return id;
+}
+
+static const char *domain_of(const char *email)
+{
+	const char *at = strrchr(email ? email : "", '@');
+
+	return at && at[1] ? at + 1 : "robot.invalid";
+}
+
+static int draft(struct ctx *c, int64_t bisection_id,
+		 const struct report_still *still, size_t still_nr,
+		 bool followup, char **id, char **eml, bool *existing)
+{
+	struct bisection_rec rec = { 0 };
+	struct bisection_step_rec *steps = NULL;
+	struct rb_outbox ob = RB_OUTBOX_INIT;
+	struct rb_report r;
+	struct rb_commit_info ci = { 0 };
+	struct rb_report_confirm conf;
+	struct rb_report_step *rs = NULL;
+	struct rb_report_param *params = NULL;
+	struct rb_report_still *st2 = NULL;
+	struct rb_mail_addr *to = NULL, *cc = NULL, from;
+	struct svec own = SVEC_INIT, subjects = SVEC_INIT;
+	struct sbuf key = SBUF_INIT, mail = SBUF_INIT, table = SBUF_INIT,
+		    msgid = SBUF_INIT, note = SBUF_INIT;
+	struct cmp_matrix mg, mc;
+	const struct cmp_matrix *mats[2] = { &mg, &mc };
+	struct cmp_opts co;
+	struct cmp_axis axes[16];
+	json_t *res = NULL, *jg = NULL, *jc = NULL, *confirm = NULL, *a;
+	const struct job *job;
+	uint8_t oid[RB_OID_RAWSZ];
+	char *dir = NULL, *archive = NULL, *cmd = NULL, *tbox;
+	const char *good;
+	uint32_t rnd = 0;
+	size_t i, n = 0, nsteps = 0, nst = 0;
+	int ret = -1, g;
+	bool mats_up = false;
+
+	*id = *eml = NULL;
+	*existing = false;
+	memset(&r, 0, sizeof(r));
+	job = ctx_job(c, 0);
+	if (!job)
+		return -1;
+	g = store_bisection_get(c->st, bisection_id, &rec);
+	if (g <= 0) {
+		if (!g)
+			rb_error("no bisection %lld", (long long)bisection_id);
+		return -1;
+	}
+	if (strcmp(rec.status, "found") || !rec.culprit || !rec.result) {
+		rb_error("bisection %lld found no culprit (%s): nothing to "
+			 "report",
+			 (long long)bisection_id, rec.status);
+		goto out;
+	}
+	res = json_loads(rec.result, 0, NULL);
+	if (!res) {
+		rb_error("bisection %lld: its result cannot be read",
+			 (long long)bisection_id);
+		goto out;
+	}
+	if (rb_outbox_open(&ob, c->lab.workdir) < 0 ||
+	    rb_outbox_key(&key, rec.culprit, rec.metric, rec.job) < 0)
+		goto out;
+	/* a follow-up is a mail of its own, one per latest head */
+	if (followup)
+		sbuf_addf(&key, "/still/%s", still[still_nr - 1].sha);
+	{
+		char *p = rb_path_join(c->lab.workdir, "outbox");
+
+		rb_outbox_release(&ob);
+		if (rb_outbox_open(&ob, p) < 0) {
+			free(p);
+			goto out;
+		}
+		free(p);
+	}
+	*id = find_key(&ob, key.buf);
+	if (*id) {
+		*existing = true;
+		*eml = xstrfmt("%s/%s.eml", ob.dir, *id);
+		ret = 0;
+		goto out;
+	}
+	/* the culprit */
+	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
+	    rb_repo_commit_info(c->repo, oid, &ci) < 0)
+		goto out;
+	good = json_string_value(
+		json_array_get(json_object_get(res, "good"), 0));
+	if (!good)
+		goto out;
+	/* the table: good against the culprit */
+	if (commit_matrix(c, bisection_id, good, &mg, &jg) < 0)
+		goto out;
+	if (commit_matrix(c, bisection_id, rec.culprit, &mc, &jc) < 0) {
+		cmp_matrix_release(&mg);
+		goto out;
+	}
+	mats_up = true;
+	cmp_opts_init(&co);
+	tbox = xstrdup(c->hosts[0]->name);
+	{
+		size_t na = 0;
+
+		axes[na++] = (struct cmp_axis){ "compiler",
+						job->compiler ? job->compiler :
+								"gcc" };
+		axes[na++] = (struct cmp_axis){ "kconfig",
+						job->kconfig ? job->kconfig :
+							       "none" };
+		axes[na++] = (struct cmp_axis){ "rootfs", job->rootfs ?
+								  job->rootfs :
+								  "default" };
+		axes[na++] = (struct cmp_axis){
+			"tbox_group", job->tbox_group ? job->tbox_group : tbox
+		};
+		axes[na++] = (struct cmp_axis){ "testcase", job->testcase };
+		for (i = 0; i < job->params.nr && na < RB_ARRAY_SIZE(axes); i++)
+			axes[na++] = (struct cmp_axis){ job->params.v[i].key,
+							job->params.v[i].val };
+		co.axes = axes;
+		co.naxes = na;
+	}
+	if (cmp_render(&table, &co, mats, 2) < 0) {
+		free(tbox);
+		goto out;
+	}
+	free(tbox);
+	/* the steps of the bisection */
+	a = json_object_get(res, "steps");
+	nsteps = json_array_size(a);
+	rs = xcalloc(nsteps + 1, sizeof(*rs));
+	for (i = 0; i < nsteps; i++) {
+		json_t *s = json_array_get(a, i);
+		struct rb_commit_info si;
+		uint8_t so[RB_OID_RAWSZ];
+
+		if (json_is_true(json_object_get(s, "anchor")))
+			continue;
+		rs[n].sha = jstr(s, "commit");
+		rs[n].verdict = jstr(s, "verdict");
+		summarize(json_object_get(s, "samples"), &rs[n].mean,
+			  &rs[n].spread, &rs[n].runs);
+		if (rb_oid_from_hex(so, rs[n].sha) == 0 &&
+		    rb_repo_commit_info(c->repo, so, &si) == 0) {
+			rs[n].subject = svec_push(&subjects, si.subject);
+			rb_commit_info_release(&si);
+		} else {
+			rs[n].subject = "";
+		}
+		n++;
+	}
+	/* the confirmation */
+	if (store_bisection_steps(c->st, bisection_id, &steps, &nst) < 0)
+		goto out;
+	for (i = nst; i-- > 0;)
+		if (!strcmp(steps[i].kind, "confirmed") && steps[i].detail) {
+			confirm = json_loads(steps[i].detail, 0, NULL);
+			break;
+		}
+	memset(&conf, 0, sizeof(conf));
+	if (json_array_size(confirm)) {
+		json_t *e = json_array_get(confirm, 0);
+
+		conf.parent.sha = jstr(e, "parent");
+		conf.parent.mean =
+			json_number_value(json_object_get(e, "parent_mean"));
+		conf.parent.spread =
+			json_number_value(json_object_get(e, "parent_sd"));
+		conf.parent.runs = (unsigned)json_integer_value(
+			json_object_get(e, "parent_runs"));
+		conf.culprit.sha = rec.culprit;
+		conf.culprit.mean =
+			json_number_value(json_object_get(e, "culprit_mean"));
+		conf.culprit.spread =
+			json_number_value(json_object_get(e, "culprit_sd"));
+		conf.culprit.runs = (unsigned)json_integer_value(
+			json_object_get(e, "culprit_runs"));
+		conf.rounds = RB_MIN(conf.parent.runs, conf.culprit.runs);
+		conf.pct = json_number_value(json_object_get(e, "change_pct"));
+		conf.p_value = json_number_value(json_object_get(e, "p"));
+		conf.method = "Yuen's trimmed-mean t-test";
+		conf.reproduced = true;
+		r.confirm = &conf;
+		r.pct = conf.pct;
+	}
+	/* the mail */
+	params = xcalloc(job->params.nr + 1, sizeof(*params));
+	for (i = 0; i < job->params.nr; i++) {
+		params[i].key = job->params.v[i].key;
+		params[i].value = job->params.v[i].val;
+	}
+	if (still_nr) {
+		st2 = xcalloc(still_nr, sizeof(*st2));
+		for (i = 0; i < still_nr; i++) {
+			st2[i].tree = still[i].tree;
+			st2[i].branch = still[i].branch;
+			st2[i].sha = still[i].sha;
+		}
+		r.still = st2;
+		r.still_nr = still_nr;
+	}
+	split_addr(svec_push(&own,
+			     c->lab.mail.from ?
+				     c->lab.mail.from :
+				     "kernel test robot <robot@localhost>"),
+		   &from);
+	to = addrs(&c->lab.mail.to, &own);
+	cc = addrs(&c->lab.mail.cc, &own);
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)rb_now();
+	r.date = (int64_t)rb_now();
+	r.tz_minutes = 0;
+	if (rb_report_message_id(&msgid, r.date, 0, rnd,
+				 domain_of(from.email)) < 0)
+		goto out;
+	r.tree = c->lab.tree.name;
+	r.branch = c->lab.tree.branch;
+	r.tree_url = c->lab.tree.url;
+	r.sha = rec.culprit;
+	r.subject = ci.subject;
+	r.author = (struct rb_mail_addr){ ci.author_name, ci.author_email };
+	r.committer =
+		(struct rb_mail_addr){ ci.committer_name, ci.committer_email };
+	r.stat = rec.metric;
+	if (!r.confirm)
+		r.pct = 0;
+	r.kind = stats_direction(rec.metric) * r.pct > 0 ?
+			 RB_REPORT_IMPROVEMENT :
+			 RB_REPORT_REGRESSION;
+	if (json_integer_value(json_object_get(res, "direction")) * r.pct > 0)
+		r.kind = RB_REPORT_IMPROVEMENT;
+	r.testcase = job->testcase;
+	r.config = job->kconfig ? job->kconfig : "none";
+	r.compiler = job->compiler ? job->compiler : "gcc";
+	r.machine = c->hosts[0]->machine ? c->hosts[0]->machine :
+					   c->hosts[0]->name;
+	r.params = params;
+	r.params_nr = job->params.nr;
+	r.from = from;
+	r.to = to;
+	r.to_nr = c->lab.mail.to.nr;
+	r.cc = cc;
+	r.cc_nr = c->lab.mail.cc.nr;
+	/* the materials live in the workdir; archive_url publishes them */
+	{
+		char *idtext = xstrndup(msgid.buf + 1, msgid.len - 2);
+
+		dir = xstrfmt("%s/archive/%s", c->lab.workdir, idtext);
+		archive = c->lab.mail.archive_url ?
+				  xstrdup(c->lab.mail.archive_url) :
+				  xstrfmt("file://%s/archive", c->lab.workdir);
+		free(idtext);
+	}
+	r.archive_url = archive;
+	r.message_id = msgid.buf;
+	r.table = table.buf;
+	r.spread_kind = RB_SPREAD_STDDEV;
+	r.steps = rs;
+	r.steps_nr = n;
+	r.confidence = json_number_value(json_object_get(res, "confidence"));
+	sbuf_addf(&note,
+		  "The whole bisection spends at most a 1%% chance of a "
+		  "wrong culprit, split over its steps; each step ran until "
+		  "a sequential test decided. The culprit was then measured "
+		  "again against its parent, interleaved on one machine.");
+	r.confidence_note = note.buf;
+	cmd = command_line(c, bisection_id, rec.culprit);
+	r.reproduce = cmd;
+	if (rb_report_render(&mail, &r) < 0)
+		goto out;
+	if (materials(c, bisection_id, dir, rec.culprit, cmd, jg, jc, good,
+		      confirm) < 0)
+		goto out;
+	if (rb_outbox_add(&ob, key.buf, mail.buf, mail.len, id, existing) < 0)
+		goto out;
+	*eml = xstrfmt("%s/%s.eml", ob.dir, *id);
+	ret = 0;
+out:
+	if (mats_up) {
+		cmp_matrix_release(&mg);
+		cmp_matrix_release(&mc);
+	}
+	json_decref(res);
+	json_decref(jg);
+	json_decref(jc);
+	json_decref(confirm);
+	bisection_steps_free(steps, nst);
+	bisection_rec_release(&rec);
+	rb_commit_info_release(&ci);
+	rb_outbox_release(&ob);
+	free(rs);
+	free(params);
+	free(st2);
+	free(to);
+	free(cc);
+	free(dir);
+	free(archive);
+	free(cmd);
+	svec_clear(&own);
+	svec_clear(&subjects);
+	sbuf_release(&key);
+	sbuf_release(&mail);
+	sbuf_release(&table);
+	sbuf_release(&msgid);
+	sbuf_release(&note);
+	if (ret < 0) {
+		free(*id);
+		free(*eml);
+		*id = *eml = NULL;
+	}
+	return ret;
+}
+
+int report_draft(struct ctx *c, int64_t bisection_id,
+		 const struct report_still *still, size_t still_nr, char **id,
+		 char **eml, bool *existing)
+{
+	return draft(c, bisection_id, still, still_nr, false, id, eml,
+		     existing);
+}
+
+int report_draft_still(struct ctx *c, int64_t bisection_id,
+		       const struct report_still *still, size_t still_nr,
+		       char **id, char **eml, bool *existing)
+{
+	if (!still_nr) {
+		*id = *eml = NULL;
+		*existing = false;
+		return rb_error("bisection %lld: no later head to report the "
+				"culprit at",
+				(long long)bisection_id);
+	}
+	return draft(c, bisection_id, still, still_nr, true, id, eml, existing);
+}
+
+bool report_auto_send(const struct lab *lab)
+{
+	return lab->mail.smtp && strcmp(lab->mail.smtp, "none") &&
+	       lab->mail.auto_send;
+}
+
+struct deliver {
+	const struct rb_smtp *smtp;
+};
+
+static int deliver(void *ctx, const char *msg, size_t len)
+{
+	const struct deliver *d = ctx;
+
+	return rb_mail_send(d->smtp, msg, len, NULL);
+}
+
+int report_send(const struct lab *lab, const char *id, bool force)
+{
+	struct rb_outbox ob = RB_OUTBOX_INIT;
+	struct rb_smtp smtp = { 0 };
+	struct deliver d = { &smtp };
+	char *dir = rb_path_join(lab->workdir, "outbox");
+	char *as = NULL, *when = NULL;
+	int r = -1;
+
+	if (!lab->mail.smtp || !strcmp(lab->mail.smtp, "none")) {
+		rb_error("the lab has no mail.smtp: the mail stays in '%s'",
+			 dir);
+		free(dir);
+		return -1;
+	}
+	smtp.url = lab->mail.smtp;
+	smtp.starttls = lab->mail.starttls;
+	smtp.ca_file = lab->mail.ca_file;
+	smtp.user = lab->mail.user;
+	smtp.password_env = lab->mail.password_env;
+	smtp.password_file = lab->mail.password_file;
+	if (rb_outbox_open(&ob, dir) < 0)
+		goto out;
+	r = rb_outbox_send(&ob, id, deliver, &d, force ? RB_OUTBOX_FORCE : 0,
+			   &as, &when);
+	if (r < 0)
+		rb_error_prefix("cannot send '%s'", id);
+out:
+	free(as);
+	free(when);
+	free(dir);
+	rb_outbox_release(&ob);
+	return r;
+}
