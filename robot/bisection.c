@@ -393,7 +393,8 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			fprintf(f, "\ngit bisect %s %s\n", skip ? "skip" : v,
 				s[i].commit);
 		} else if (!strcmp(s[i].kind, "confirmed") ||
-			   !strcmp(s[i].kind, "unconfirmed")) {
+			   !strcmp(s[i].kind, "unconfirmed") ||
+			   !strcmp(s[i].kind, "contradiction")) {
 			fprintf(f, "# %s: ", s[i].kind);
 			commit_line(f, repo, s[i].commit);
 			fprintf(f, " %s\n", s[i].detail ? s[i].detail : "");

@@ -10,6 +10,9 @@
  *                 which the interleaved runs start
  *   confirmed     commit, detail: the numbers
  *   unconfirmed   commit, detail: the commits whose verdicts are dropped
+ *                 and the run id from which their runs count again
+ *   contradiction the same for the last round's verdicts, when they
+ *                 contradict one first bad commit
  *   finish        verdict: the final status
  */
 #include <math.h>
@@ -27,9 +30,6 @@
  * network that hiccups, get a minute to come back.
  */
 #define MAX_INFRA 6
-/* Interleaved rounds of the confirmation: at least, at most. */
-#define CONFIRM_MIN 3
-#define CONFIRM_MAX 10
 /* Times a culprit may fail to confirm before the bisection gives up. */
 #define CONFIRM_ATTEMPTS 2
 /* Hosts the statistics can tell apart. */
@@ -56,6 +56,7 @@ struct probe {
 	struct stats_step step;
 	unsigned anchor_due; /* anchor runs still wanted before the next */
 	unsigned anchor_good; /* how many of them are of the good anchor */
+	unsigned order; /* when it was decided in its round (1, 2, ...) */
 };
 
 struct sess {
@@ -71,8 +72,16 @@ struct sess {
 	/* host names seen in stored runs beyond cfg->hosts (resumes with
 	 * other hosts): their stats ids follow the configured ones */
 	struct svec extra_hosts;
+	/*
+	 * Commits whose verdicts were dropped (an unconfirmed culprit, a
+	 * contradiction): the runs after fresh_after[i] are theirs, the ones
+	 * that made the dropped verdict are not used again
+	 */
+	struct svec fresh_hex;
+	int64_t *fresh_after;
+	size_t fresh_alloc;
 	unsigned decided; /* steps decided good or bad */
-	bool drift_seen;
+	unsigned round_decided; /* verdicts in so far in this round */
 	unsigned rounds;
 	unsigned attempts; /* unconfirmed culprits so far */
 	double t0, run_time;
@@ -223,7 +232,8 @@ static int host_id(struct sess *s, const char *name)
 /*
  * The stored runs of commit in this bisection: value, host id, and the run
  * id as the time axis. With after >= 0 only the runs after that run id on
- * host `only` (the confirmation's interleaved runs).
+ * host `only` (the confirmation's interleaved runs), or on any host when
+ * only < 0.
  */
 static int load_set_upto(struct sess *s, const char *commit,
 			 struct stats_set *out, int64_t after, int only,
@@ -239,7 +249,8 @@ static int load_set_upto(struct sess *s, const char *commit,
 	for (i = 0; i < n; i++) {
 		int h = host_id(s, v[i].host);
 
-		if (after >= 0 && (v[i].run_id <= after || h != only))
+		if (after >= 0 &&
+		    (v[i].run_id <= after || (only >= 0 && h != only)))
 			continue;
 		if (upto >= 0 && v[i].run_id > upto)
 			continue;
@@ -263,6 +274,49 @@ static size_t count_on(const struct stats_set *set, int host)
 		if (!set->host || set->host[i] == host)
 			n++;
 	return n;
+}
+
+/* The run id after which commit's runs count (-1: all of them). */
+static int64_t fresh_after(const struct sess *s, const char *hex)
+{
+	long i = svec_find(&s->fresh_hex, hex);
+
+	return i < 0 ? -1 : s->fresh_after[i];
+}
+
+/*
+ * A drop step's detail, {"drop": ["sha", ...], "after_run": N, ...}: the
+ * runs of those commits count from N on (older stores have no after_run:
+ * all their runs count).
+ */
+static void fresh_from(struct sess *s, const char *detail)
+{
+	const char *a = detail ? strstr(detail, "\"after_run\": ") : NULL;
+	const char *d = detail ? strstr(detail, "\"drop\": [") : NULL;
+	int64_t after;
+
+	if (!a || !d)
+		return;
+	after = strtoll(a + 13, NULL, 10);
+	for (d += 9; *d && *d != ']'; d++) {
+		char hex[RB_OID_HEXSZ + 1];
+		long i;
+
+		if (*d != '"' || strlen(d + 1) < RB_OID_HEXSZ + 1 ||
+		    d[1 + RB_OID_HEXSZ] != '"')
+			continue;
+		memcpy(hex, d + 1, RB_OID_HEXSZ);
+		hex[RB_OID_HEXSZ] = '\0';
+		i = svec_find(&s->fresh_hex, hex);
+		if (i < 0) {
+			svec_push(&s->fresh_hex, hex);
+			i = (long)s->fresh_hex.nr - 1;
+			RB_ALLOC_GROW(s->fresh_after, s->fresh_hex.nr,
+				      s->fresh_alloc);
+		}
+		s->fresh_after[i] = after;
+		d += 1 + RB_OID_HEXSZ;
+	}
 }
 
 /* --- running ---------------------------------------------------------- */
@@ -424,6 +478,18 @@ static const char *vname(enum stats_verdict v)
 	return stats_verdict_name(v);
 }
 
+/* text into a JSON string (without the quotes) */
+static void json_escape(struct sbuf *sb, const char *text)
+{
+	const char *c;
+
+	for (c = text; *c; c++)
+		if (*c == '"' || *c == '\\')
+			sbuf_addf(sb, "\\%c", *c);
+		else if ((unsigned char)*c >= 0x20)
+			sbuf_addch(sb, *c);
+}
+
 /*
  * Decide what probe p needs next; sets p->done when its verdict is in. A
  * decided verdict is appended to the steps here, before anyone acts on it.
@@ -437,12 +503,10 @@ static int evaluate(struct sess *s, struct probe *p)
 
 	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
 	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
-	    load_set(s, p->hex, &cand, -1, 0) < 0)
+	    load_set(s, p->hex, &cand, fresh_after(s, p->hex), -1) < 0)
 		goto out;
 	if (stats_step_verdict(&s->pol, &good, &bad, &cand, &p->step, &why) < 0)
 		goto out;
-	if (p->step.trend != 0)
-		s->drift_seen = true;
 	switch (p->step.verdict) {
 	case STATS_NEED_MORE:
 		p->anchor_due = p->step.more_anchor_runs * 2;
@@ -456,40 +520,38 @@ static int evaluate(struct sess *s, struct probe *p)
 		p->verdict = RB_BAD;
 		break;
 	case STATS_WEAK:
-		/* undecided at the cap: a neighbour is tested instead */
-		p->verdict = RB_SKIP;
+		/*
+		 * Undecided at the cap: the truncated test goes by its lean
+		 * (a skip could leave the culprit among skipped commits).
+		 * A wrong lean cannot make a wrong culprit: the confirmation
+		 * decides the culprit and its parent again.
+		 */
+		p->verdict = p->step.lean == STATS_BAD ? RB_BAD : RB_GOOD;
 		break;
 	}
 	snprintf(p->verdict_name, sizeof(p->verdict_name), "%s",
-		 p->step.verdict == STATS_WEAK ? "weak" :
-						 vname(p->step.verdict));
+		 p->verdict == RB_BAD ? "bad" : "good");
 	/* later steps weigh their evidence with the noise of this one */
-	if (p->verdict != RB_SKIP)
-		stats_noise_add(&s->pol.noise, &cand);
+	stats_noise_add(&s->pol.noise, &cand);
 	sbuf_addf(&detail,
 		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
 		  "\"threshold\": %.17g, "
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
-		  "\"lean\": \"%s\", \"why\": \"",
+		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, "
+		  "\"why\": \"",
 		  cand.nr ? cand.when[cand.nr - 1] : 0.0, p->step.cand_mean,
 		  p->step.runs, p->step.threshold, p->step.llr, p->step.bound,
-		  p->step.noise_sd, vname(p->step.lean));
-	{
-		const char *c;
-
-		for (c = why.buf; *c; c++)
-			if (*c == '"' || *c == '\\')
-				sbuf_addf(&detail, "\\%c", *c);
-			else if ((unsigned char)*c >= 0x20)
-				sbuf_addch(&detail, *c);
-	}
+		  p->step.noise_sd, vname(p->step.lean),
+		  p->step.verdict == STATS_WEAK ? "true" : "false",
+		  p->step.sure ? "true" : "false");
+	json_escape(&detail, why.buf);
 	sbuf_addstr(&detail, "\"}");
 	if (step(s, "verdict", p->hex, s->cfg->hosts[p->host], p->verdict_name,
 		 detail.buf) < 0)
 		goto out;
-	if (p->verdict != RB_SKIP)
-		s->decided++;
+	s->decided++;
 	p->done = true;
+	p->order = ++s->round_decided;
 	event(s, "%.12s is %s (%s)", p->hex, p->verdict_name, why.buf);
 	ret = 0;
 out:
@@ -520,6 +582,12 @@ static int dispatch(struct sess *s, struct probe *p)
 	return start(s, p->host, p->hex, ROLE_CAND, (int)(p - s->probes));
 }
 
+/*
+ * Apply a verdict. One that contradicts the verdicts applied before it (a
+ * good commit above a bad one: a wrong verdict among them, possible when
+ * several hosts test at once) is left out, in the replay as here: the
+ * confirmation decides the culprit and its parent again anyway.
+ */
 static int mark(struct sess *s, const char *hex, enum rb_verdict v)
 {
 	uint8_t oid[RB_OID_RAWSZ];
@@ -530,7 +598,9 @@ static int mark(struct sess *s, const char *hex, enum rb_verdict v)
 	node = rb_graph_find(&s->g, oid);
 	if (node == RB_NODE_NONE)
 		return 0; /* not in this graph (a parent outside the range) */
-	return rb_bisect_mark(&s->b, node, v);
+	if (rb_bisect_mark(&s->b, node, v) < 0)
+		event(s, "%.12s: verdict left out: %s", hex, rb_errmsg());
+	return 0;
 }
 
 /* Test the picks of one round, one host each, and apply the verdicts. */
@@ -538,10 +608,11 @@ static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 {
 	struct session_result res;
 	struct sbuf detail = SBUF_INIT;
-	uint32_t i;
+	uint32_t i, k;
 	int ret = -1;
 
 	s->nr_probes = n;
+	s->round_decided = 0;
 	sbuf_addch(&detail, '[');
 	for (i = 0; i < n; i++) {
 		struct probe *p = &s->probes[i];
@@ -592,6 +663,7 @@ static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 				goto out;
 			}
 			p->done = true;
+			p->order = ++s->round_decided;
 			p->verdict = RB_SKIP;
 			snprintf(p->verdict_name, sizeof(p->verdict_name),
 				 "skip");
@@ -608,9 +680,12 @@ static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 			event(s, "%.12s is skipped: %s", p->hex, res.why);
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (mark(s, s->probes[i].hex, s->probes[i].verdict) < 0)
-			goto out;
+	/* in the order decided, as the replay applies them */
+	for (k = 1; k <= n; k++)
+		for (i = 0; i < n; i++)
+			if (s->probes[i].order == k &&
+			    mark(s, s->probes[i].hex, s->probes[i].verdict) < 0)
+				goto out;
 	ret = 0;
 out:
 	sbuf_release(&detail);
@@ -648,7 +723,9 @@ static enum rb_verdict parse_verdict(const char *v)
 /* Is commit named in the "drop" list of an unconfirmed step? */
 static bool dropped_by(const struct bisection_step_rec *u, const char *hex)
 {
-	return u->detail && strstr(u->detail, hex);
+	return (!strcmp(u->kind, "unconfirmed") ||
+		!strcmp(u->kind, "contradiction")) &&
+	       u->detail && strstr(u->detail, hex);
 }
 
 /*
@@ -665,6 +742,7 @@ static int replay(struct sess *s, bool *reproduced)
 	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
 	    0)
 		return -1;
+	svec_clear(&s->fresh_hex);
 	for (i = 0; i < n; i++) {
 		if (!strcmp(st[i].kind, "endpoint")) {
 			have_endpoint = 1;
@@ -680,15 +758,16 @@ static int replay(struct sess *s, bool *reproduced)
 			}
 		} else if (!strcmp(st[i].kind, "round")) {
 			s->rounds++;
-		} else if (!strcmp(st[i].kind, "unconfirmed")) {
+		} else if (!strcmp(st[i].kind, "unconfirmed") ||
+			   !strcmp(st[i].kind, "contradiction")) {
 			s->attempts++;
+			fresh_from(s, st[i].detail);
 		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
 			bool drop = false;
 			enum rb_verdict v = parse_verdict(st[i].verdict);
 
 			for (j = i + 1; j < n && !drop; j++)
-				drop = !strcmp(st[j].kind, "unconfirmed") &&
-				       dropped_by(&st[j], st[i].commit);
+				drop = dropped_by(&st[j], st[i].commit);
 			if (drop)
 				continue;
 			if (mark(s, st[i].commit, v) < 0) {
@@ -706,8 +785,9 @@ static int replay(struct sess *s, bool *reproduced)
 						   -1;
 
 				s->decided++;
-				if (load_set_upto(s, st[i].commit, &c, -1, 0,
-						  upto) < 0) {
+				if (load_set_upto(s, st[i].commit, &c,
+						  fresh_after(s, st[i].commit),
+						  -1, upto) < 0) {
 					bisection_steps_free(st, n);
 					return -1;
 				}
@@ -722,36 +802,51 @@ static int replay(struct sess *s, bool *reproduced)
 
 /* --- confirmation ----------------------------------------------------- */
 
+struct member {
+	const char *hex;
+	enum stats_verdict expect, got;
+	bool done;
+	unsigned anchor_due, anchor_good;
+};
+
 /*
- * Interleave the parents and the culprit on one host (with the anchors
- * around them when the steps saw drift), then ask regression detection,
- * parent against culprit, for every parent. *confirmed, and the numbers in
- * detail (JSON) and why.
+ * Decide the parents (expected good) and the culprit (expected bad) again,
+ * each on fresh runs: its runs on host 0 after the confirmation started,
+ * interleaved (parent, culprit, parent, ...), held against the anchors by
+ * stats_confirm_verdict (which may ask for anchor runs on host 0 first). A
+ * wrong culprit needs a wrong step, and then a fresh re-decision that
+ * repeats it: at most confirm_alpha. Confirmed when every one comes out as
+ * expected; refuted as soon as one does not (or stays weak at the cap). An
+ * anchor among them is known already. The change parent -> culprit
+ * (regression detection on all their runs) goes to detail (JSON) and why.
  */
 static int confirm(struct sess *s, const char *culprit,
 		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
-		   bool *confirmed, double *p_max, struct sbuf *detail,
-		   struct sbuf *why)
+		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
 {
 	struct bisection_step_rec *st;
-	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 fresh = STATS_SET_INIT, cs = STATS_SET_INIT,
+			 ps = STATS_SET_INIT;
 	struct stats_detect_opts o;
 	struct stats_detection d;
 	struct stats_summary ssp, ssc;
 	struct session_result res;
-	const char *order[8];
-	size_t n, i, k, cycle_len = 0;
+	struct member *m = xcalloc(np + 1, sizeof(*m));
+	struct sbuf verdicts = SBUF_INIT;
+	size_t n, i, k, shown = 0;
 	int64_t after = -1;
 	int host = 0, ret = -1;
+	bool refuted = false;
 
 	*confirmed = false;
-	*p_max = 1;
-	/* where the interleaved runs start (recorded once, found on resume) */
+	/* where the fresh runs start (recorded once, found on resume) */
 	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
 	    0)
-		return -1;
+		goto out;
 	for (i = n; i-- > 0;) {
-		if (!strcmp(st[i].kind, "unconfirmed"))
+		if (!strcmp(st[i].kind, "unconfirmed") ||
+		    !strcmp(st[i].kind, "contradiction"))
 			break;
 		if (!strcmp(st[i].kind, "confirm-start") && st[i].commit &&
 		    !strcmp(st[i].commit, culprit) && st[i].detail) {
@@ -771,81 +866,76 @@ static int confirm(struct sess *s, const char *culprit,
 		if (step(s, "confirm-start", culprit, s->cfg->hosts[host], NULL,
 			 det) < 0) {
 			free(det);
-			return -1;
+			goto out;
 		}
 		free(det);
 	}
-	if (s->drift_seen)
-		order[cycle_len++] = s->good_hex;
-	for (k = 0; k < np && cycle_len < 6; k++)
-		order[cycle_len++] = parents[k];
-	order[cycle_len++] = culprit;
-	if (s->drift_seen)
-		order[cycle_len++] = s->bad_hex;
+	for (k = 0; k < np; k++) {
+		m[k].hex = parents[k];
+		m[k].expect = STATS_GOOD;
+		/* the good anchor is good: the endpoint check says so */
+		m[k].done = !strcmp(parents[k], s->good_hex);
+		m[k].got = STATS_GOOD;
+	}
+	m[np].hex = culprit;
+	m[np].expect = STATS_BAD;
+	m[np].done = !strcmp(culprit, s->bad_hex);
+	m[np].got = STATS_BAD;
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
-	stats_detect_opts_init(&o);
-	o.direction = s->pol.direction;
-	o.alpha = stats_policy_step_alpha(&s->pol);
-	for (;;) {
-		size_t min_runs = SIZE_MAX;
+	while (!refuted) {
+		size_t left = 0;
 
-		/* rounds complete so far: the fewest runs of any member */
-		for (k = 0; k < cycle_len; k++) {
-			if (load_set(s, order[k], &ps, after, host) < 0)
-				goto out;
-			min_runs = RB_MIN(min_runs, ps.nr);
-		}
-		if (min_runs >= CONFIRM_MIN) {
-			bool all = true;
+		for (k = 0; k <= np && !refuted; k++) {
+			struct member *c = &m[k];
+			const char *run;
 
-			*p_max = 0;
-			sbuf_reset(detail);
-			sbuf_reset(why);
-			sbuf_addch(detail, '[');
-			if (load_set(s, culprit, &cs, after, host) < 0)
-				goto out;
-			for (k = 0; k < np; k++) {
-				if (load_set(s, parents[k], &ps, after, host) <
-					    0 ||
-				    stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr,
-						 &d, why) < 0)
-					goto out;
-				all &= d.regression;
-				*p_max = RB_MAX(*p_max, d.p);
-				stats_summarize(&ssp, ps.v, ps.nr);
-				stats_summarize(&ssc, cs.v, cs.nr);
-				sbuf_addf(
-					detail,
-					"%s{\"parent\": \"%s\", "
-					"\"parent_mean\": %.17g, "
-					"\"culprit_mean\": %.17g, "
-					"\"parent_sd\": %.17g, "
-					"\"culprit_sd\": %.17g, "
-					"\"change_pct\": %.6g, \"p\": %.6g, "
-					"\"parent_runs\": %zu, "
-					"\"culprit_runs\": %zu, "
-					"\"after_run\": %lld, \"host\": \"%s\"}",
-					k ? ", " : "", parents[k], d.base_mean,
-					d.new_mean, ssp.stddev, ssc.stddev,
-					d.change_pct, d.p, ps.nr, cs.nr,
-					(long long)after, s->cfg->hosts[host]);
-			}
-			sbuf_addch(detail, ']');
-			if (all || min_runs >= CONFIRM_MAX) {
-				*confirmed = all;
-				break;
-			}
-		}
-		/* one more interleaved round: what each member lacks */
-		for (k = 0; k < cycle_len; k++) {
-			if (load_set(s, order[k], &ps, after, host) < 0)
-				goto out;
-			if (ps.nr > min_runs)
+			if (c->done)
 				continue;
-			if (start(s, host, order[k], ROLE_CAND, -1) < 0)
-				goto out;
-			if (wait_one(s, &res) < 0)
+			if (!c->anchor_due) {
+				struct stats_step v;
+
+				sbuf_reset(why);
+				if (load_set(s, s->good_hex, &good, -1, 0) <
+					    0 ||
+				    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+				    load_set(s, c->hex, &fresh, after, host) <
+					    0 ||
+				    stats_confirm_verdict(&s->pol, &good, &bad,
+							  &fresh, c->expect, &v,
+							  why) < 0)
+					goto out;
+				if (v.verdict == STATS_NEED_MORE) {
+					c->anchor_due = v.more_anchor_runs * 2;
+					c->anchor_good = v.more_anchor_runs;
+				} else {
+					c->done = true;
+					c->got = v.verdict;
+					sbuf_addf(&verdicts, "%s%.12s %s",
+						  verdicts.len ? ", " : "",
+						  c->hex, vname(v.verdict));
+					refuted = c->got != c->expect;
+					if (refuted)
+						event(s,
+						      "%.12s is not %s again: %s",
+						      c->hex, vname(c->expect),
+						      why->buf);
+					continue;
+				}
+			}
+			left++;
+			if (c->anchor_due) {
+				bool g = c->anchor_good > 0;
+
+				if (g)
+					c->anchor_good--;
+				c->anchor_due--;
+				run = g ? s->good_hex : s->bad_hex;
+			} else {
+				run = c->hex;
+			}
+			if (start(s, host, run, ROLE_CAND, -1) < 0 ||
+			    wait_one(s, &res) < 0)
 				goto out;
 			if (res.outcome == SESSION_RUN_SKIP ||
 			    res.outcome == SESSION_RUN_FAILED) {
@@ -855,11 +945,95 @@ static int confirm(struct sess *s, const char *culprit,
 				goto out;
 			}
 		}
+		if (!left)
+			break;
 	}
+	*confirmed = !refuted;
+
+	/* the numbers: parent -> culprit on all their runs */
+	stats_detect_opts_init(&o);
+	o.direction = s->pol.direction;
+	o.alpha = stats_policy_step_alpha(&s->pol);
+	sbuf_reset(why);
+	sbuf_reset(detail);
+	sbuf_addch(detail, '[');
+	if (load_set(s, culprit, &cs, -1, 0) < 0)
+		goto out;
+	for (k = 0; k < np; k++) {
+		if (load_set(s, parents[k], &ps, -1, 0) < 0)
+			goto out;
+		if (ps.nr < 2 || cs.nr < 2)
+			continue;
+		if (stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d, NULL) < 0)
+			goto out;
+		if (!shown) {
+			sbuf_addf(why, "%s; change %+.2f%%", verdicts.buf,
+				  d.change_pct);
+			if (d.ci_pct.bounded)
+				sbuf_addf(why,
+					  " [%+.2f%%, %+.2f%%] (%.0f%% ci)",
+					  d.ci_pct.lo, d.ci_pct.hi,
+					  100 * o.level);
+			sbuf_addf(why,
+				  ", p=%.2g, %.6g -> %.6g, %zu vs %zu runs",
+				  d.p, d.base_mean, d.new_mean, ps.nr, cs.nr);
+		}
+		stats_summarize(&ssp, ps.v, ps.nr);
+		stats_summarize(&ssc, cs.v, cs.nr);
+		sbuf_addf(detail,
+			  "%s{\"parent\": \"%s\", \"parent_mean\": %.17g, "
+			  "\"culprit_mean\": %.17g, \"parent_sd\": %.17g, "
+			  "\"culprit_sd\": %.17g, \"change_pct\": %.6g, "
+			  "\"p\": %.6g, \"parent_runs\": %zu, "
+			  "\"culprit_runs\": %zu, \"after_run\": %lld, "
+			  "\"host\": \"%s\"}",
+			  shown++ ? ", " : "", parents[k], d.base_mean,
+			  d.new_mean, ssp.stddev, ssc.stddev, d.change_pct, d.p,
+			  ps.nr, cs.nr, (long long)after, s->cfg->hosts[host]);
+	}
+	sbuf_addch(detail, ']');
+	if (!why->len)
+		sbuf_addstr(why, verdicts.buf);
 	ret = 0;
 out:
+	free(m);
+	sbuf_release(&verdicts);
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&fresh);
 	stats_set_release(&cs);
 	stats_set_release(&ps);
+	return ret;
+}
+
+/*
+ * Drop the verdicts of the last round (a contradiction): a step records
+ * them with the run id from which their runs count again, then the state
+ * is replayed without them.
+ */
+static int drop_round(struct sess *s)
+{
+	struct sbuf d = SBUF_INIT;
+	size_t i, k = 0;
+	int ret;
+
+	sbuf_addstr(&d, "{\"drop\": [");
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].verdict == RB_GOOD ||
+		    s->probes[i].verdict == RB_BAD)
+			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
+				  s->probes[i].hex);
+	sbuf_addf(&d, "], \"after_run\": %lld}",
+		  (long long)store_last_run_id(s->cfg->st));
+	event(s, "the verdicts contradict one first bad commit: the last "
+		 "round's commits are decided again on fresh runs");
+	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
+	sbuf_release(&d);
+	s->decided = 0;
+	s->rounds = 0;
+	s->attempts = 0;
+	s->pol.noise = s->cfg->policy.noise;
+	s->nr_probes = 0;
 	return ret;
 }
 
@@ -924,6 +1098,7 @@ int session_run(const struct session_config *cfg,
 	s.cfg = cfg;
 	s.pol = cfg->policy;
 	svec_init(&s.extra_hosts);
+	svec_init(&s.fresh_hex);
 	sbuf_init(&s.line, 0);
 	s.hosts = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.hosts));
 	for (k = 0; k < cfg->nr_hosts; k++) {
@@ -972,7 +1147,6 @@ int session_run(const struct session_config *cfg,
 			uint8_t(*poids)[RB_OID_RAWSZ] = NULL;
 			size_t np = 0, i;
 			bool ok;
-			double pmax;
 
 			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
 			if (rb_repo_parents(cfg->repo, s.g.oid[bs.pick], &poids,
@@ -989,21 +1163,23 @@ int session_run(const struct session_config *cfg,
 			if (!np) {
 				/* a root commit: nothing to compare with */
 				ok = true;
-				pmax = 0;
 			} else if (confirm(&s, out->culprit, parents, np, &ok,
-					   &pmax, &detail, &why) < 0) {
+					   &detail, &why) < 0) {
 				goto out;
 			}
 			if (ok) {
 				if (step(&s, "confirmed", out->culprit, NULL,
 					 NULL, detail.buf) < 0)
 					goto out;
+				/* a wrong culprit: a wrong step and a
+				 * confirmation repeating it */
 				out->confidence =
 					1 -
 					RB_MIN(1,
-					       s.decided * stats_policy_step_alpha(
-								   &s.pol) +
-						       pmax);
+					       s.decided *
+						       stats_policy_step_alpha(
+							       &s.pol) *
+						       s.pol.confirm_alpha);
 				snprintf(out->message, sizeof(out->message),
 					 "confirmed: %s", why.buf);
 				event(&s, "%.12s confirmed: %s", out->culprit,
@@ -1022,7 +1198,10 @@ int session_run(const struct session_config *cfg,
 				for (i = 0; i < np; i++)
 					sbuf_addf(&drop, ", \"%s\"",
 						  parents[i]);
-				sbuf_addf(&drop, "], \"numbers\": %s}",
+				sbuf_addf(&drop,
+					  "], \"after_run\": %lld, "
+					  "\"numbers\": %s}",
+					  (long long)store_last_run_id(cfg->st),
 					  detail.len ? detail.buf : "null");
 				r = step(&s, "unconfirmed", out->culprit, NULL,
 					 NULL, drop.buf);
@@ -1044,6 +1223,8 @@ int session_run(const struct session_config *cfg,
 			s.decided = 0;
 			s.rounds = 0;
 			s.attempts = 0;
+			s.pol.noise = cfg->policy.noise;
+			s.nr_probes = 0;
 			if (load_graph(&s) < 0 || replay(&s, &reproduced) < 0)
 				goto out;
 			continue;
@@ -1075,6 +1256,18 @@ int session_run(const struct session_config *cfg,
 			ret = finish(&s, out, SESSION_INCONCLUSIVE);
 			goto out;
 		case RB_BISECT_EMPTY:
+			/*
+			 * The verdicts contradict one first bad commit: one
+			 * of the last round's is wrong (a noisy step, or a
+			 * regression that comes and goes). Those commits are
+			 * decided again on fresh runs, twice at most.
+			 */
+			if (s.nr_probes && s.attempts < CONFIRM_ATTEMPTS) {
+				if (drop_round(&s) < 0 || load_graph(&s) < 0 ||
+				    replay(&s, &reproduced) < 0)
+					goto out;
+				continue;
+			}
 			snprintf(out->message, sizeof(out->message),
 				 "No candidate is left: the verdicts "
 				 "contradict one first bad commit (the "
@@ -1117,6 +1310,8 @@ out:
 	free(s.probes);
 	free(picks);
 	svec_clear(&s.extra_hosts);
+	svec_clear(&s.fresh_hex);
+	free(s.fresh_after);
 	sbuf_release(&s.line);
 	sbuf_release(&why);
 	sbuf_release(&detail);

@@ -24,14 +24,29 @@ struct sbuf;
  *                  several), each measured on its host one run at a time
  *                  until the step verdict of stats.c decides (anchor runs on
  *                  that host when it asks for them); build/boot exit 125
- *                  and a payload that cannot run are skips, a verdict left
- *                  weak at the run cap is a skip too (git moves to a
- *                  neighbour); the round's verdicts are then applied
- *   confirmation   the culprit and its parent(s) interleaved on one host
- *                  (parent, culprit, parent, ...), with the anchors when the
- *                  steps saw drift; a culprit that does not confirm sends
- *                  the bisection back into the range without its verdicts,
- *                  twice at most, then "inconclusive"
+ *                  and a payload that cannot run are skips; a verdict left
+ *                  weak at the run cap goes by its lean (Wald's truncated
+ *                  test: a skip could leave the culprit among skipped
+ *                  commits, a wrong lean is caught by the confirmation);
+ *                  the round's verdicts are then applied in the order they
+ *                  were decided, one that contradicts those before it (a
+ *                  good commit above a bad one, possible with several
+ *                  hosts) is left out
+ *   confirmation   the parent(s) and the culprit are decided again on
+ *                  fresh runs, interleaved on one host (parent, culprit,
+ *                  parent, ...), against the anchors (stats_confirm_verdict:
+ *                  the expected verdict at confirm_alpha, the other at the
+ *                  step alpha); a wrong step always leaves a wrong verdict
+ *                  on the culprit or its parent, so a wrong culprit needs
+ *                  a wrong step and a fresh decision repeating it (fresh
+ *                  runs also catch what the noise model does not see: a
+ *                  transient that slowed a commit's runs in its step); a
+ *                  culprit that does not confirm sends the bisection back
+ *                  into the range without its and its parents' verdicts,
+ *                  twice at most, then "inconclusive"; verdicts that
+ *                  leave no candidate (they contradict one first bad
+ *                  commit) drop the last round's the same way. A dropped
+ *                  commit is decided again on runs after the drop only
  *
  * Crash safety: every run is in the store (tagged with the bisection)
  * before the session reads it back, and every decision is appended to the
@@ -111,7 +126,12 @@ struct session_outcome_info {
 	size_t parents_nr;
 	int direction;
 	double threshold; /* the metric's value the steps were held to */
-	double confidence; /* 1 - the error probability spent (union bound) */
+	/*
+	 * 1 - the chance of a wrong culprit the bisection spent: a wrong
+	 * step (step alpha each, union bound) that the confirmation repeats
+	 * (confirm_alpha)
+	 */
+	double confidence;
 	char message[1024]; /* one paragraph for the user */
 };
 void session_outcome_release(struct session_outcome_info *o);

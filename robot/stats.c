@@ -1053,6 +1053,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->anchor_min_runs = 3;
 	p->anchor_max_runs = 30;
 	p->clip_sd = 1.5;
+	p->confirm_alpha = 0.02;
 	p->drift = STATS_DRIFT_AUTO;
 	p->anchor_refresh = 0;
 }
@@ -1094,6 +1095,14 @@ double stats_policy_step_alpha(const struct stats_policy *p)
 	unsigned steps = p->expected_steps ? p->expected_steps : 1;
 
 	return p->budget / (double)steps;
+}
+
+/* the drift rate the trend's prior allows, noise sd per `when` unit */
+static double policy_drift_sd(const struct stats_policy *p)
+{
+	if (p->drift_sd > 0)
+		return p->drift_sd;
+	return p->anchor_refresh > 0 ? 1 / (8 * p->anchor_refresh) : 0;
 }
 
 const char *stats_verdict_name(enum stats_verdict v)
@@ -1177,7 +1186,9 @@ struct fit {
 	int nhost;
 	int hosts[FIT_MAXHOST];
 	bool slope;
-	double slope_k; /* how much of the fitted slope is used */
+	double slope_k; /* how much of the fitted slope is used (1) */
+	double ridge; /* prior precision of the slope, in 1/sigma^2 */
+	bool plain; /* least squares, no Huber weights */
 	double tbar;
 	double beta[FIT_MAXP];
 	double cov[FIT_MAXP][FIT_MAXP]; /* (X'WX)^-1 */
@@ -1259,6 +1270,8 @@ static int fit_solve(struct fit *f, const struct obs *o, const double *w)
 				m[j][k] += w[i] * x[j] * x[k];
 		}
 	}
+	if (f->slope && f->ridge > 0)
+		m[f->p - 1][f->p - 1] += f->ridge;
 	if (invert(m, f->p))
 		return -1;
 	for (j = 0; j < f->p; j++) {
@@ -1291,7 +1304,7 @@ static int fit_robust(struct fit *f, const struct obs *o)
 
 	for (i = 0; i < f->n; i++)
 		w[i] = 1;
-	for (it = 0; it < 50; it++) {
+	for (it = 0; it < (f->plain ? 1 : 50); it++) {
 		double s, change = 0, size = 0;
 
 		memcpy(prev, f->beta, sizeof(prev));
@@ -1370,15 +1383,22 @@ static size_t collect_anchors(struct obs **out, const struct stats_set *good,
 /*
  * Fit the anchors. The reference host is the one with the most anchor
  * runs. The trend term: never (DRIFT_OFF or no times), always (DRIFT_ON,
- * when it is estimable), or AUTO: fitted, then shrunk towards zero by
- * k = max(0, 1 - 1/t^2) (t: the slope's t statistic; the positive-part
- * James-Stein factor). A hard pretest ("keep it when |t| > c") was worse
- * both ways in the simulations: a low c lets chance slopes bias the
- * threshold far from the anchors' times, a high c misses real drift;
- * shrinking keeps a clear drift almost whole and a chance one small.
+ * when it is estimable), or AUTO: the posterior under a normal prior
+ * N(0, tau^2) on the slope, tau^2 = max(drift_sd^2 s^2, b^2 - 4 se^2)
+ * (a ridge of s^2 / tau^2; with no drift_sd, a shrinkage by
+ * (t^2 - 4) / (t^2 - 3) for |t| > 2, and no slope below).
+ *
+ * Why a prior: James-Stein shrinkage alone (k = 1 - 1/t^2, the rule
+ * before) left a real drift that the few anchors could not show (|t| ~ 1)
+ * out of the model and out of its variance, and the simulated 2-sd
+ * bisections with drift went wrong 1-2% of the time; the unshrunk slope
+ * (DRIFT_ON) costs 30-40% more runs everywhere, because its variance far
+ * from the anchors' times asks for anchor runs even when nothing drifts.
+ * The prior states how much drift the policy expects: stale anchors are
+ * then worth what that drift allows, and a clear slope still goes through.
  */
 static int fit_anchors(struct fit *f, const struct stats_policy *pol,
-		       const struct obs *o, size_t n)
+		       const struct obs *o, size_t n, bool plain)
 {
 	int counts[FIT_MAXHOST] = { 0 };
 	double tmin = 0, tmax = 0, tsum = 0;
@@ -1386,6 +1406,7 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 	int k, best = 0;
 
 	memset(f, 0, sizeof(*f));
+	f->plain = plain;
 	f->n = n;
 	for (i = 0; i < n; i++) {
 		k = host_index(f, o[i].host);
@@ -1422,14 +1443,22 @@ static int fit_anchors(struct fit *f, const struct stats_policy *pol,
 		if (f->n <= f->p || fit_robust(f, o)) {
 			f->slope = false;
 		} else if (pol->drift == STATS_DRIFT_AUTO) {
-			double s2 = f->rss / f->df;
-			double se = sqrt(s2 * f->cov[f->p - 1][f->p - 1]);
-			double t = se > 0 ? f->beta[f->p - 1] / se : 0;
+			double s2 = f->rss / f->df, rho = policy_drift_sd(pol);
+			double b = f->beta[f->p - 1];
+			double se2 = s2 * f->cov[f->p - 1][f->p - 1];
+			double tau2 = RB_MAX(rho * rho * s2, b * b - 4 * se2);
+			double vflat = f->cov[f->p - 1][f->p - 1];
 
-			if (se > 0)
-				f->slope_k = RB_MAX(0.0, 1 - 1 / (t * t));
-			else
-				f->slope_k = f->beta[f->p - 1] != 0;
+			/* the posterior under N(0, tau2): a ridge of s2/tau2 */
+			if (!(tau2 > 0) || !(se2 > 0)) {
+				f->slope = false;
+			} else if (f->ridge = s2 / tau2, fit_robust(f, o)) {
+				f->slope = false;
+			} else {
+				/* the slope uses vpost/vflat of a degree of
+				 * freedom (the trace of the ridge's hat) */
+				f->df += 1 - f->cov[f->p - 1][f->p - 1] / vflat;
+			}
 		}
 		if (!f->slope)
 			f->p--;
@@ -1463,7 +1492,7 @@ static double shrink_w(double w, double var_w, double A)
 }
 
 struct step_ctx {
-	double T, o, dg, db, w, w_eff, sigma2, v, df, A, scale, c;
+	double T, o, dg, db, w, w_eff, vw, sigma2, v, df, A, scale, c;
 	double L_T[FIT_MAXP];
 };
 
@@ -1505,19 +1534,11 @@ static int step_threshold(const struct stats_policy *p, const struct fit *f,
 	c->w = RB_MIN(c->dg, c->db);
 	c->w_eff = c->w;
 	(void)why;
+	c->vw = c->sigma2 * quad(f, Lw);
 	if (c->sigma2 > 0)
-		c->w_eff = shrink_w(c->w, c->sigma2 * quad(f, Lw), c->A);
+		c->w_eff = shrink_w(c->w, c->vw, c->A);
 	return 0;
 }
-
-/*
- * Fewer candidate runs than SURE_RUNS need SURE_FACTOR times the evidence
- * (1.5: the simulations' bimodal rows keep their accuracy, large changes
- * still decide on 2 runs; 2 cost 8% more runs at 5 sd for no measurable
- * gain, 1 lost accuracy on bimodal noise).
- */
-#define SURE_RUNS 3
-#define SURE_FACTOR 1.5
 
 /* anchors may be re-measured during the steps up to this many runs */
 #define STEP_ANCHOR_CAP(p) (4 * (size_t)(p)->anchor_max_runs)
@@ -1543,6 +1564,37 @@ static double clamp(double x, double lo, double hi)
 	return x < lo ? lo : x > hi ? hi : x;
 }
 
+/*
+ * The evidence of n adjusted runs for a stricter bound A0: w' shrunk for
+ * A0, each run clipped at c (Huber) and never above cap.
+ */
+static double evidence(const struct step_ctx *c, const struct stats_policy *p,
+		       const double *adj, size_t n, double A0, double cap,
+		       bool zero)
+{
+	double w_eff = c->w_eff, scale, clip, S = 0,
+	       var = c->sigma2 + (double)n * c->v;
+	size_t i;
+
+	if (zero) {
+		for (i = 0; i < n; i++) {
+			double d = c->o * (adj[i] - c->T);
+
+			S += d > 0 ? cap : d < 0 ? -cap : 0;
+		}
+		return S;
+	}
+	if (c->sigma2 > 0)
+		w_eff = shrink_w(c->w, c->vw, A0);
+	scale = 2 * w_eff / var;
+	clip = RB_MIN(
+		scale * (RB_MAX(c->dg, c->db) + p->clip_sd * sqrt(c->sigma2)),
+		cap);
+	for (i = 0; i < n; i++)
+		S += clamp(scale * c->o * (adj[i] - c->T), -clip, clip);
+	return S;
+}
+
 static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 		     size_t n)
 {
@@ -1554,11 +1606,15 @@ static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 	sbuf_addf(why, " (%zu run%s)", n, n == 1 ? "" : "s");
 }
 
-int stats_step_verdict(const struct stats_policy *p,
-		       const struct stats_set *good,
-		       const struct stats_set *bad,
-		       const struct stats_set *cand, struct stats_step *out,
-		       struct sbuf *why)
+/*
+ * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
+ * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
+ * confirm_alpha from one run on, the other at the step alpha).
+ */
+static int decide(const struct stats_policy *p, const struct stats_set *good,
+		  const struct stats_set *bad, const struct stats_set *cand,
+		  enum stats_verdict expect, struct stats_step *out,
+		  struct sbuf *why)
 {
 	struct step_ctx c;
 	struct fit *f;
@@ -1566,7 +1622,8 @@ int stats_step_verdict(const struct stats_policy *p,
 	size_t n = cand->nr, i, na;
 	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean = 0, ss = 0, S = 0;
 	double alpha = stats_policy_step_alpha(p), tiny, cand_t = -INFINITY;
-	double scale_abs, need;
+	double scale_abs, A_bad, A_good;
+	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1579,7 +1636,7 @@ int stats_step_verdict(const struct stats_policy *p,
 				good->nr, bad->nr);
 	f = xmalloc(sizeof(*f));
 	na = collect_anchors(&o, good, bad);
-	if (fit_anchors(f, p, o, na))
+	if (fit_anchors(f, p, o, na, false))
 		goto done;
 
 	/* the candidate's runs, adjusted to the reference host and tbar */
@@ -1644,6 +1701,19 @@ int stats_step_verdict(const struct stats_policy *p,
 
 	scale_abs = RB_MAX(fabs(out->good_mean), fabs(out->bad_mean));
 	tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
+	/* the confirmation: the expected side needs confirm_alpha only */
+	A_bad = A_good = c.A;
+	if (expect == STATS_GOOD || expect == STATS_BAD) {
+		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c.df), c.A);
+
+		if (expect == STATS_GOOD) {
+			A_good = Ac;
+			min_good = 1;
+		} else {
+			A_bad = Ac;
+			min_bad = 1;
+		}
+	}
 	if (c.sigma2 + (double)n * c.v <= tiny * tiny) {
 		/* zero variance: each run counts fully, min_runs decide */
 		c.scale = INFINITY;
@@ -1655,6 +1725,8 @@ int stats_step_verdict(const struct stats_policy *p,
 		/* the evidence per run has sd theta */
 		theta = c.scale * sqrt(c.sigma2 + (double)n * c.v);
 		c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
+		A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
+		A_good = RB_MAX(A_good - SIEGMUND_RHO * theta, A_good / 2);
 		c.c = RB_MIN(c.scale * (RB_MAX(c.dg, c.db) +
 					p->clip_sd * sqrt(c.sigma2)),
 			     c.A);
@@ -1672,15 +1744,9 @@ int stats_step_verdict(const struct stats_policy *p,
 	out->llr = S;
 	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
 
-	/*
-	 * Below SURE_RUNS runs a verdict needs SURE_FACTOR times the
-	 * evidence: so few runs must each be far beyond the threshold (a
-	 * two-run fluke of a bimodal metric must not decide a step).
-	 */
-	need = n >= SURE_RUNS ? c.A : SURE_FACTOR * c.A;
-	if (n >= p->min_runs && S >= need) {
+	if (n >= min_bad && S >= A_bad) {
 		out->verdict = STATS_BAD;
-	} else if (n >= p->min_runs && S <= -need) {
+	} else if (n >= min_good && S <= -A_good) {
 		out->verdict = STATS_GOOD;
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
@@ -1713,12 +1779,27 @@ int stats_step_verdict(const struct stats_policy *p,
 				out->more_anchor_runs = 1;
 				out->anchor_host = cand_host;
 			}
-			more = (unsigned)clamp(ceil((c.A - fabs(S)) / m), 1,
-					       (double)(p->max_runs - n));
+			more = (unsigned)clamp(
+				ceil(((S > 0 ? A_bad : A_good) - fabs(S)) / m),
+				1, (double)(p->max_runs - n));
 		}
-		if (n + more < p->min_runs)
-			more = p->min_runs - (unsigned)n;
+		if (n + more < RB_MIN(min_bad, min_good))
+			more = RB_MIN(min_bad, min_good) - (unsigned)n;
 		out->more_runs = more;
+	}
+	/*
+	 * Evidence enough for alpha x confirm_alpha too (Ville: a likelihood
+	 * ratio ever reaches 1/x under the other hypothesis with chance at
+	 * most x): the verdict is as sure as a confirmed one. Each run counts
+	 * up to half that bound (it takes two runs far beyond the
+	 * threshold), the bound is not lowered for the overshoot.
+	 */
+	if (expect == STATS_NEED_MORE &&
+	    (out->verdict == STATS_GOOD || out->verdict == STATS_BAD)) {
+		double A2 = sprt_bound(alpha * p->confirm_alpha, c.df);
+		double S2 = evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
+
+		out->sure = out->verdict == STATS_BAD ? S2 >= A2 : S2 <= -A2;
 	}
 	/*
 	 * Stale anchors: when the evidence is not decisive yet, fresh anchor
@@ -1726,8 +1807,8 @@ int stats_step_verdict(const struct stats_policy *p,
 	 * wait: drift small against the anchors' gap cannot flip it).
 	 */
 	if (out->verdict == STATS_NEED_MORE && p->anchor_refresh > 0 && n &&
-	    cand->when) {
-		double tg = -INFINITY, tb = -INFINITY;
+	    cand->when && fabs(S) < c.A) {
+		double tg = -INFINITY, tb = -INFINITY, age = p->anchor_refresh;
 
 		for (i = 0; i < good->nr; i++)
 			if ((good->host ? good->host[i] : 0) == cand_host)
@@ -1735,7 +1816,9 @@ int stats_step_verdict(const struct stats_policy *p,
 		for (i = 0; i < bad->nr; i++)
 			if ((bad->host ? bad->host[i] : 0) == cand_host)
 				tb = RB_MAX(tb, bad->when ? bad->when[i] : 0);
-		if (cand_t - RB_MIN(tg, tb) > p->anchor_refresh) {
+		if (c.sigma2 > 0)
+			age *= RB_MAX(1.0, c.w / sqrt(c.sigma2));
+		if (cand_t - RB_MIN(tg, tb) > age) {
 			out->more_anchor_runs = 1;
 			out->anchor_host = cand_host;
 		}
@@ -1771,6 +1854,28 @@ done:
 	free(o);
 	free(f);
 	return ret;
+}
+
+int stats_step_verdict(const struct stats_policy *p,
+		       const struct stats_set *good,
+		       const struct stats_set *bad,
+		       const struct stats_set *cand, struct stats_step *out,
+		       struct sbuf *why)
+{
+	return decide(p, good, bad, cand, STATS_NEED_MORE, out, why);
+}
+
+int stats_confirm_verdict(const struct stats_policy *p,
+			  const struct stats_set *good,
+			  const struct stats_set *bad,
+			  const struct stats_set *cand,
+			  enum stats_verdict expect, struct stats_step *out,
+			  struct sbuf *why)
+{
+	if (expect != STATS_GOOD && expect != STATS_BAD)
+		return rb_error("a confirmation expects good or bad, not %s",
+				stats_verdict_name(expect));
+	return decide(p, good, bad, cand, expect, out, why);
 }
 
 double stats_runs_needed(const struct stats_policy *p, double effect,
@@ -1820,8 +1925,13 @@ double stats_runs_needed(const struct stats_policy *p, double effect,
  * max_runs runs per step with anchors measured to their cap: a bisection
  * could not decide its steps, so the endpoint check stops early (this
  * only ever lowers the false-report rate; a real change of 2 sd passes it
- * with probability > 0.999 in the simulations).
+ * with probability > 0.999 in the simulations). Not before the noise has
+ * FUTILITY_DF degrees of freedom: 3 runs of a bimodal metric can all fall
+ * in one mode, and their tiny spread made a real 2-sd change of the
+ * simulations look hopeless 0.4% of the time.
  */
+#define FUTILITY_DF 10
+
 static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
 		      size_t ng, size_t nb)
 {
@@ -1836,6 +1946,60 @@ static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
 	return stats_runs_needed(p, upper,
 				 RB_MAX(RB_MIN(ng, nb), p->anchor_max_runs),
 				 NULL) >= (double)p->max_runs;
+}
+
+/*
+ * Anchors measured on several hosts: their difference within hosts, from
+ * the anchors' least-squares fit with host offsets (no trend: the anchors
+ * alternate; no Huber weights: the test is Welch's otherwise),
+ * so that the hosts' offsets do not count as noise. The t test of bad -
+ * good on the fit's residual degrees of freedom, in both directions;
+ * *diff and *sd the fitted difference and noise. False (nothing set) with
+ * one host, or when the fit fails.
+ */
+static bool anchors_by_host(const struct stats_policy *p,
+			    const struct stats_set *good,
+			    const struct stats_set *bad, enum stats_alt alt,
+			    struct stats_test *t, struct stats_test *tother,
+			    double *diff, double *sd)
+{
+	struct stats_policy flat = *p;
+	struct fit *f;
+	struct obs *o;
+	size_t n = collect_anchors(&o, good, bad), i;
+	bool several = false, ok = false;
+	double s2, var;
+
+	for (i = 1; i < n && !several; i++)
+		several = o[i].host != o[0].host;
+	if (!several)
+		goto out;
+	f = xmalloc(sizeof(*f));
+	flat.drift = STATS_DRIFT_OFF;
+	if (fit_anchors(f, &flat, o, n, true) || !(f->df > 0)) {
+		rb_error_clear();
+		free(f);
+		goto out;
+	}
+	s2 = f->rss / f->df;
+	var = s2 * (f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1]);
+	*diff = f->beta[1] - f->beta[0];
+	*sd = sqrt(s2);
+	memset(t, 0, sizeof(*t));
+	t->df = f->df;
+	t->stat = var > 0   ? *diff / sqrt(var) :
+		  *diff > 0 ? INFINITY :
+		  *diff < 0 ? -INFINITY :
+			      0;
+	*tother = *t;
+	t->p = sided_p(t->stat, t->df, alt);
+	tother->p = sided_p(t->stat, t->df,
+			    alt == STATS_LESS ? STATS_GREATER : STATS_LESS);
+	free(f);
+	ok = true;
+out:
+	free(o);
+	return ok;
 }
 
 int stats_power_check(const struct stats_policy *p,
@@ -1874,11 +2038,21 @@ int stats_power_check(const struct stats_policy *p,
 		      diff != 0	 ? INFINITY :
 				   0;
 	out->alpha = p->endpoint_alpha / (double)nlooks;
-	look = stats_anchor_look(p, n);
+	/*
+	 * A look is when the anchors have 2 x look runs together: the
+	 * session asks after every run, and each look must be tested once
+	 * (the alpha is split over the looks), on one host or many.
+	 */
+	look = stats_anchor_look(p, (good->nr + bad->nr + 1) / 2);
 	last = !look || n >= looks[nlooks - 1];
-	if (look && look != n && !last) {
+	if (!last && (n < p->anchor_min_runs ||
+		      (look && good->nr + bad->nr != 2 * (size_t)look))) {
 		out->verdict = STATS_ENDPOINT_NEED_MORE;
-		out->more_anchor_runs = look - (unsigned)n;
+		out->more_anchor_runs =
+			n < p->anchor_min_runs ?
+				p->anchor_min_runs - (unsigned)n :
+				(unsigned)((2 * look - good->nr - bad->nr + 1) /
+					   2);
 		if (why)
 			sbuf_addf(why, "measure each anchor %u more time%s",
 				  out->more_anchor_runs,
@@ -1906,8 +2080,15 @@ int stats_power_check(const struct stats_policy *p,
 				 STATS_TWO_SIDED;
 	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
 	zero = sg.stddev == 0 && sb.stddev == 0;
-	stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
-	stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+	if (anchors_by_host(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
+		out->noise_sd = pooled;
+		out->effect = pooled > 0 ? fabs(diff) / pooled :
+			      diff != 0	 ? INFINITY :
+					   0;
+	} else {
+		stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
+		stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+	}
 	out->p = t.p;
 	if (zero && n < p->anchor_min_runs) {
 		out->verdict = STATS_ENDPOINT_NEED_MORE;
@@ -1922,7 +2103,7 @@ int stats_power_check(const struct stats_policy *p,
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
-	} else if (!zero &&
+	} else if (!zero && good->nr + bad->nr >= FUTILITY_DF + 2 &&
 		   too_small(p, bad_dir * diff, pooled, good->nr, bad->nr)) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "too small to bisect";

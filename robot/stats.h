@@ -231,8 +231,8 @@ enum stats_threshold_kind {
 
 enum stats_drift {
 	STATS_DRIFT_OFF, /* no trend term */
-	STATS_DRIFT_AUTO, /* a trend term when the anchors show one */
-	STATS_DRIFT_ON, /* always a trend term (needs `when`) */
+	STATS_DRIFT_AUTO, /* a trend term with a prior (drift_sd) */
+	STATS_DRIFT_ON, /* always the whole fitted trend (needs `when`) */
 };
 
 /*
@@ -255,10 +255,20 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs);
  * Error budget: `budget` (0.01) is the chance of a wrong culprit the whole
  * bisection may spend. A wrong verdict at any step gives a wrong culprit,
  * so each step gets alpha = budget / expected_steps (union bound); the
- * session sets expected_steps to ceil(log2(commits in the range)) plus the
- * confirmation steps it runs. The endpoint (power) check spends
- * endpoint_alpha (0.005) on "reproduced" when the anchors do not differ:
- * that is the false-report rate on a history without a change.
+ * session sets expected_steps to git's estimate of the steps plus 2.
+ *
+ * A wrong step verdict always lands next to the culprit the bisection ends
+ * on: a bad commit called good ends it on its child (the wrong one is the
+ * parent), a good one called bad ends it on that commit. So the session
+ * confirms a culprit by deciding its parent and it again, on fresh runs
+ * (stats_confirm_verdict): a wrong culprit then needs a wrong step (at
+ * most budget) and a fresh decision repeating it (at most confirm_alpha),
+ * budget x confirm_alpha per confirmation; a right one is refuted at most
+ * at the step alpha per commit, and costs a retry, not a wrong answer.
+ *
+ * The endpoint (power) check spends endpoint_alpha (0.005) on "reproduced"
+ * when the anchors do not differ: that is the false-report rate on a
+ * history without a change.
  */
 struct stats_policy {
 	int direction; /* +1, -1, or 0: take it from the anchors */
@@ -266,6 +276,7 @@ struct stats_policy {
 	double threshold; /* the value, or the % for THRESHOLD_PCT */
 	double budget; /* 0.01 */
 	unsigned expected_steps; /* 10 */
+	double confirm_alpha; /* 0.02: see stats_confirm_verdict */
 	double endpoint_alpha; /* 0.005 */
 	unsigned min_runs; /* 2: never decide a step on fewer runs */
 	unsigned max_runs; /* 30: the cap per candidate, then weak */
@@ -280,10 +291,21 @@ struct stats_policy {
 	enum stats_drift drift; /* STATS_DRIFT_AUTO */
 	/*
 	 * Re-measure the anchors when the newest candidate run is more than
-	 * this (in `when` units) after the newest anchor runs on its host;
-	 * 0 (default): only when the candidate's host has none.
+	 * this (in `when` units) times max(1, w / sigma) after the newest
+	 * anchor runs on its host, while the evidence is short of the bound
+	 * (w: the distance from the threshold to the nearer anchor; a drift
+	 * of a given rate matters in proportion to w, so anchors may age
+	 * longer when the change is large); 0 (default): only when the
+	 * candidate's host has none.
 	 */
 	double anchor_refresh;
+	/*
+	 * The drift the trend's prior allows (DRIFT_AUTO, see
+	 * stats_step_verdict): the sd of the drift rate, in noise sd per
+	 * `when` unit; 0 (default): 1/8 noise sd per anchor_refresh (none
+	 * when anchor_refresh is 0 too).
+	 */
+	double drift_sd;
 	struct stats_noise noise; /* from earlier steps, {0, 0} at start */
 };
 
@@ -321,6 +343,17 @@ struct stats_step {
 	double trend; /* fitted drift per `when` unit (0: none fitted) */
 	int hosts; /* hosts whose offsets were fitted */
 	size_t runs; /* candidate runs used */
+	/*
+	 * GOOD or BAD with evidence enough for the bound of alpha x
+	 * confirm_alpha too (each run counting at most half of it): as sure,
+	 * under the noise model, as a confirmed verdict (Ville's
+	 * inequality). Information: the session records it, and still
+	 * decides the culprit and its parent again on fresh runs, which also
+	 * catch what the model does not see (a transient that slowed a
+	 * commit's runs, the first anchor runs of a bimodal metric all in
+	 * one mode).
+	 */
+	bool sure;
 };
 
 /*
@@ -332,9 +365,16 @@ struct stats_step {
  *   llr = sum_i clip(2 w' (x_i - T) / s^2, -c, c)      (oriented: >0 bad)
  *
  *  - x_i: the candidate's runs after removing the host offsets and the
- *    drift fitted on the anchors' runs (y = mu_good|bad + host + slope t;
- *    Huber IRLS, so an outlying anchor run moves nothing; with
- *    DRIFT_AUTO the slope is shrunk by max(0, 1 - 1/t^2));
+ *    drift fitted on the anchors' runs (y = mu_good|bad + host + b t;
+ *    Huber IRLS, so an outlying anchor run moves nothing);
+ *  - the drift b (DRIFT_AUTO) is the posterior mean under a normal prior
+ *    N(0, tau^2), tau = drift_sd in noise sd (a ridge of 1/drift_sd^2 on
+ *    b), raised to tau^2 = b_hat^2 - 4 se^2 when the anchors' own slope is
+ *    clearly larger (|t| > 2 and more): a chance slope is shrunk to the
+ *    drift the policy expects, a clear one is kept almost whole, and the
+ *    posterior variance of b (which grows with the time from the
+ *    anchors to the candidate) enters v below, so stale anchors weigh
+ *    less. The slope then uses vpost / vflat of a degree of freedom;
  *  - T: the threshold; w' = w less A se(w)^2 / (2 w), which keeps the
  *    error at alpha despite w being estimated;
  *  - s^2 = sigma^2 + n v: the noise variance pooled over the anchors, the
@@ -346,13 +386,16 @@ struct stats_step {
  *    farther anchor (robust to outliers), and never more than A.
  *
  * It decides BAD when llr >= A, GOOD when llr <= -A, on at least min_runs
- * runs (below 3 runs it needs 1.5 A). A = -log(alpha), corrected for the
- * degrees of freedom df of sigma^2 (A = (df/2)(alpha^(-2/df) - 1), the
- * error averaged over the noise estimate) and for the overshoot
- * (Siegmund: less 0.583 sd of one run's evidence). Zero-variance data
- * clip every run to +-A: min_runs concordant runs decide. After max_runs
- * runs it answers WEAK with the lean. The per-step error rates this gives
- * are measured in tests/unit/test_stats.c and tests/bench/stats-sim.c.
+ * runs. A = -log(alpha), corrected for the degrees of freedom df of
+ * sigma^2 (A = (df/2)(alpha^(-2/df) - 1), the error averaged over the
+ * noise estimate) and for the overshoot (Siegmund: less 0.583 sd of one
+ * run's evidence). Zero-variance data clip every run to +-A: min_runs
+ * concordant runs decide. After max_runs runs it answers WEAK with the
+ * lean (the session goes by the lean: Wald's truncated test). The
+ * per-step error rates this gives are measured in tests/unit/test_stats.c
+ * and tests/bench/stats-sim.c (gaussian noise: well under alpha; bimodal
+ * noise with few anchor runs: up to a few times alpha, which the
+ * confirmation absorbs).
  *
  * NEED_MORE sets more_runs (Wald's estimate of the candidate runs still
  * needed), or more_anchor_runs and anchor_host: run each anchor that many
@@ -362,7 +405,8 @@ struct stats_step {
  * one more run of each anchor shrinks the uncertainty of (mean - T) more
  * per run than a candidate run would, when even max_runs candidate runs
  * could not decide against anchors this uncertain, and (anchor_refresh)
- * when the anchors on the candidate's host are older than that.
+ * when the anchors on the candidate's host are stale and the evidence is
+ * still short of A.
  *
  * `why` (may be NULL) receives one line saying what was measured and why
  * the verdict is what it is. Returns -1 (rb_error) on unusable input:
@@ -374,6 +418,26 @@ int stats_step_verdict(const struct stats_policy *p,
 		       const struct stats_set *bad,
 		       const struct stats_set *cand, struct stats_step *out,
 		       struct sbuf *why);
+
+/*
+ * The confirmation of a culprit: a commit whose verdict is expected
+ * (the parent GOOD, the culprit BAD) is decided again on fresh runs (the
+ * caller passes only those as cand). The same test as stats_step_verdict
+ * with unequal bounds (Wald's SPRT with alpha != beta): the expected
+ * verdict needs the bound of confirm_alpha, A_c = (df/2)(confirm_alpha^
+ * (-2/df) - 1) less Siegmund's correction, and may come from a single
+ * run; the other one the step's bound A and min_runs runs. So a commit
+ * that really is the other kind (a wrong step before) is called as
+ * expected at most confirm_alpha of the time, and a right one is refuted
+ * at most at the step alpha. STATS_NEED_MORE and STATS_WEAK as for a
+ * step. -1 when expect is neither GOOD nor BAD.
+ */
+int stats_confirm_verdict(const struct stats_policy *p,
+			  const struct stats_set *good,
+			  const struct stats_set *bad,
+			  const struct stats_set *cand,
+			  enum stats_verdict expect, struct stats_step *out,
+			  struct sbuf *why);
 
 /*
  * Expected candidate runs per step for a change of `effect` noise stddevs
@@ -405,12 +469,17 @@ struct stats_power {
 
 /*
  * The endpoint check and power check before a bisection. The anchors are
- * measured alternately (good, bad, good, ...) up to a look count
- * (stats_anchor_look): at each look, REPRODUCED when the bad anchor is
- * worse than the good one with one-sided Welch p <= endpoint_alpha /
- * looks, and beyond the threshold; NOT_REPRODUCED when the bad anchor is
- * significantly better, when the change cannot cross the threshold, or
- * at anchor_max_runs; NEED_MORE (with more_anchor_runs) otherwise. Both
+ * measured alternately (good, bad, good, ...); a look is when they have
+ * 2 x look runs together (stats_anchor_look), with anchor_min_runs of
+ * each at least (so that each look is tested once however the caller
+ * asks, one run at a time, on one host or many): at each look,
+ * REPRODUCED when the bad anchor is worse than the good one with
+ * one-sided p <= endpoint_alpha / looks, and beyond the threshold;
+ * NOT_REPRODUCED when the bad anchor is significantly better, when the
+ * change cannot cross the threshold, or at anchor_max_runs; NEED_MORE
+ * (with more_anchor_runs) otherwise. The test is Welch's, or with runs on
+ * several hosts the t test of the difference within hosts (least squares
+ * with an offset per host: the hosts' offsets are not noise). Both
  * anchors constant: decided at anchor_min_runs.
  *
  * Once reproduced, runs_per_step says how many candidate runs the steps

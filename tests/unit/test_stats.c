@@ -655,6 +655,175 @@ Test(stats, runs_needed_falls_with_the_effect)
 	cr_assert_eq(stats_runs_needed(&p, INFINITY, 10, NULL), p.min_runs);
 }
 
+/*
+ * The confirmation: the expected verdict may come from one run (at
+ * confirm_alpha), the other one needs min_runs runs and the step's bound.
+ */
+Test(stats, confirm_verdict_is_quick_to_agree_and_slow_to_refute)
+{
+	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
+	static const double one[] = { 100.2 }, two[] = { 100.2, 99.8 };
+	struct stats_set sg, sb, sc;
+	struct stats_policy p;
+	struct stats_step st;
+	struct sbuf why = SBUF_INIT;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	stats_policy_init(&p);
+	p.direction = 1;
+	set_of(&sc, one, 1);
+	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_GOOD, &st,
+					   &why),
+		     0);
+	cr_assert_eq(st.verdict, STATS_GOOD, "%s", why.buf);
+	/* one good-like run does not refute an expected bad verdict */
+	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_BAD, &st,
+					   NULL),
+		     0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	cr_assert_geq(st.more_runs, 1);
+	/* nor does it decide a plain step */
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	stats_set_release(&sc);
+	/* two do */
+	set_of(&sc, two, 2);
+	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_BAD, &st,
+					   NULL),
+		     0);
+	cr_assert_eq(st.verdict, STATS_GOOD);
+	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_WEAK, &st,
+					   NULL),
+		     -1);
+	cr_assert(strstr(rb_errmsg(), "expects good or bad"));
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+	stats_set_release(&sc);
+	sbuf_release(&why);
+}
+
+/*
+ * A verdict whose evidence also passes the bound of alpha x confirm_alpha
+ * is sure: the confirmation need not decide that commit again.
+ */
+Test(stats, a_verdict_far_beyond_the_bound_is_sure)
+{
+	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
+	static const double far[] = { 90.2, 89.8 };
+	static const double near[] = { 94.5, 94.6 };
+	struct stats_set sg, sb, sc;
+	struct stats_policy p;
+	struct stats_step st;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	stats_policy_init(&p);
+	p.direction = 1;
+	set_of(&sc, far, 2);
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_BAD);
+	cr_assert(st.sure, "llr %g of %g", st.llr, st.bound);
+	stats_set_release(&sc);
+	/* less than a noise sd from the threshold: bad, not sure */
+	set_of(&sc, near, 2);
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_BAD, "llr %g of %g", st.llr, st.bound);
+	cr_assert(!st.sure, "llr %g of %g", st.llr, st.bound);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+	stats_set_release(&sc);
+}
+
+/*
+ * The trend's prior: a slope the anchors do not show clearly is shrunk to
+ * the drift the policy allows; a clear one is kept almost whole.
+ */
+Test(stats, the_trend_prior_shrinks_chance_slopes_and_keeps_clear_ones)
+{
+	/* noise with a chance upward tilt, no drift */
+	static const double e[] = { -0.7, 0.6, -0.5, 0.4, -0.6, 0.9, 0.0, 0.3 };
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step on, aut;
+	int i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	p.anchor_refresh = 10; /* a prior sd of 1/80 sd per time unit */
+	for (i = 0; i < 8; i++) {
+		stats_set_add_run(&g, 100 + e[i], 0, 2 * i);
+		stats_set_add_run(&b, 96 + e[i], 0, 2 * i + 1);
+	}
+	stats_set_add_run(&c, 99, 0, 20);
+	p.drift = STATS_DRIFT_ON;
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &on, NULL), 0);
+	p.drift = STATS_DRIFT_AUTO;
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &aut, NULL), 0);
+	cr_assert_gt(fabs(on.trend), 0.01, "%g", on.trend);
+	cr_assert_lt(fabs(aut.trend), fabs(on.trend) / 4, "%g vs %g", aut.trend,
+		     on.trend);
+	/* a drift of 0.3 per unit (about 0.5 noise sd): kept */
+	stats_set_release(&g);
+	stats_set_release(&b);
+	for (i = 0; i < 8; i++) {
+		stats_set_add_run(&g, 100 + e[i] + 0.3 * 2 * i, 0, 2 * i);
+		stats_set_add_run(&b, 96 + e[i] + 0.3 * (2 * i + 1), 0,
+				  2 * i + 1);
+	}
+	p.drift = STATS_DRIFT_ON;
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &on, NULL), 0);
+	p.drift = STATS_DRIFT_AUTO;
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &aut, NULL), 0);
+	cr_assert(NEAR(on.trend, 0.3, 0.05), "%g", on.trend);
+	cr_assert(NEAR(aut.trend, on.trend, 0.1 * on.trend), "%g vs %g",
+		  aut.trend, on.trend);
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+}
+
+/*
+ * Stale anchors are measured again while the candidate's evidence is
+ * short of the bound, not when only the run count is missing.
+ */
+Test(stats, stale_anchors_are_refreshed_only_while_the_evidence_is_short)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_step st;
+	int i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	p.drift = STATS_DRIFT_OFF;
+	p.anchor_refresh = 5;
+	for (i = 0; i < 8; i++) {
+		stats_set_add_run(&g, 100 + (i % 2 ? 1 : -1), 0, 2 * i);
+		stats_set_add_run(&b, 96 + (i % 2 ? -1 : 1), 0, 2 * i + 1);
+	}
+	/* at the threshold, 15 units after the last anchor runs */
+	stats_set_add_run(&c, 98, 0, 30);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	cr_assert_eq(st.more_anchor_runs, 1);
+	cr_assert_eq(st.anchor_host, 0);
+	/* far beyond it: one more candidate run, no anchors */
+	stats_set_release(&c);
+	stats_set_add_run(&c, 93, 0, 30);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	cr_assert_eq(st.more_anchor_runs, 0);
+	cr_assert_geq(st.more_runs, 1);
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+}
+
 /* ------------------------------------------------------------------ */
 /* the power check */
 
@@ -733,6 +902,32 @@ Test(stats, power_check_looks_and_reproduces)
 	sbuf_release(&why);
 	stats_set_release(&sg);
 	stats_set_release(&sb);
+}
+
+/* anchors on two hosts 10 apart: the difference is taken within hosts */
+Test(stats, power_check_removes_host_offsets)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_policy p;
+	struct stats_power pw;
+	struct sbuf why = SBUF_INIT;
+	int i;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < 6; i++) {
+		double e = i % 2 ? 0.5 : -0.5, off = i < 3 ? 0 : 10;
+
+		stats_set_add_run(&g, 100 + off + e, i < 3 ? 0 : 1, 2 * i);
+		stats_set_add_run(&b, 98 + off - e, i < 3 ? 0 : 1, 2 * i + 1);
+	}
+	cr_assert_eq(stats_power_check(&p, &g, &b, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED, "%s", why.buf);
+	cr_assert(NEAR(pw.effect * pw.noise_sd, 2, 0.2), "%g", pw.effect);
+	cr_assert_lt(pw.noise_sd, 1);
+	sbuf_release(&why);
+	stats_set_release(&g);
+	stats_set_release(&b);
 }
 
 Test(stats, power_check_on_constant_results)
@@ -823,6 +1018,8 @@ static double noise(struct rng *r, bool outliers)
  * One step decided sequentially, as the bisection runs it. Returns the
  * final verdict (a weak one by its lean).
  */
+static bool last_sure; /* the last run_step's verdict was sure */
+
 static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
 				   double effect, bool bad_like, bool outliers,
 				   size_t *runs)
@@ -849,6 +1046,7 @@ static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
 		}
 	}
 	*runs += c.nr;
+	last_sure = st.sure;
 	stats_set_release(&g);
 	stats_set_release(&b);
 	stats_set_release(&c);
@@ -984,4 +1182,104 @@ Test(stats, detection_false_positives_and_power, .timeout = 120)
 	}
 	cr_assert_leq((double)fp / (double)n, 0.013, "%ld", fp);
 	cr_assert_geq((double)hit / (double)n, 0.90, "%ld", hit);
+}
+
+/* A confirmation's re-decision of a commit expected to be good. */
+static enum stats_verdict run_confirm(struct rng *r,
+				      const struct stats_policy *p,
+				      double effect, bool bad_like,
+				      size_t *runs)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_step st;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		stats_set_add(&g, 100 + rng_gauss(r));
+		stats_set_add(&b, 100 - effect + rng_gauss(r));
+	}
+	for (;;) {
+		cr_assert_eq(stats_confirm_verdict(p, &g, &b, &c, STATS_GOOD,
+						   &st, NULL),
+			     0);
+		if (st.verdict != STATS_NEED_MORE)
+			break;
+		if (st.more_anchor_runs) {
+			stats_set_add(&g, 100 + rng_gauss(r));
+			stats_set_add(&b, 100 - effect + rng_gauss(r));
+		} else {
+			stats_set_add(&c, 100 - (bad_like ? effect : 0) +
+						  rng_gauss(r));
+		}
+	}
+	*runs += c.nr;
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+	return st.verdict;
+}
+
+/*
+ * The confirmation at a step alpha of 1% and confirm_alpha 2%, a change of
+ * 2 noise sd, 8 anchor runs each, 10,000 commits of each kind. A commit
+ * wrongly judged good before (really bad) is called good again at most
+ * confirm_alpha of the time (2.42%: 2% + 3 binomial sd); a good one is
+ * refuted at most at the step alpha (1.3%: 1% + 3 sd). Agreeing is quick.
+ */
+Test(stats, confirm_verdict_error_rates, .timeout = 120)
+{
+	struct rng r = { 31337 };
+	struct stats_policy p;
+	long again = 0, refuted = 0, i, n = 10000;
+	size_t runs_wrong = 0, runs_right = 0;
+
+	stats_policy_init(&p);
+	p.expected_steps = 1;
+	p.direction = 1;
+	for (i = 0; i < n; i++) {
+		if (run_confirm(&r, &p, 2, true, &runs_wrong) == STATS_GOOD)
+			again++;
+		if (run_confirm(&r, &p, 2, false, &runs_right) != STATS_GOOD)
+			refuted++;
+	}
+	cr_assert_leq((double)again / (double)n, 0.0242, "%ld", again);
+	cr_assert_leq((double)refuted / (double)n, 0.013, "%ld", refuted);
+	/* measured: 1.3% again, 0.5% refuted, 4.7 runs to agree */
+	cr_assert_leq((double)runs_right / (double)n, 6, "%zu", runs_right);
+}
+
+/*
+ * Sure verdicts: the evidence passes the bound of alpha x confirm_alpha.
+ * At alpha 1% and confirm_alpha 50% (0.5%, large enough to count), a
+ * change of 3 noise sd, 10,000 candidates of each kind: sure and wrong at
+ * most 0.72% (0.5% + 3 binomial sd; measured: 1 in 20,000); right and
+ * sure: about 30%.
+ */
+Test(stats, sure_verdicts_are_wrong_at_most_alpha_times_confirm_alpha,
+     .timeout = 120)
+{
+	struct rng r = { 271828 };
+	struct stats_policy p;
+	long wrong_sure = 0, right_sure = 0, i, n = 10000;
+	size_t runs = 0;
+
+	stats_policy_init(&p);
+	p.expected_steps = 1;
+	p.confirm_alpha = 0.5;
+	p.direction = 1;
+	for (i = 0; i < 2 * n; i++) {
+		bool bad_like = i & 1;
+		enum stats_verdict v =
+			run_step(&r, &p, 3, bad_like, false, &runs);
+
+		if ((v == STATS_BAD) != bad_like)
+			wrong_sure += last_sure;
+		else
+			right_sure += last_sure;
+	}
+	cr_assert_leq((double)wrong_sure / (double)(2 * n), 0.0072, "%ld",
+		      wrong_sure);
+	cr_assert_geq((double)right_sure / (double)(2 * n), 0.2, "%ld",
+		      right_sure);
 }
