@@ -4,6 +4,7 @@
  * ends the whole process group. The waiting is poll(2) on a pidfd and
  * the capture pipes.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +28,231 @@ struct child_err {
 static int pidfd_open_(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static int pidfd_kill(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+static int ms_until(double deadline, double now)
+{
+	double left = deadline - now;
+
+	if (left <= 0)
+		return 0;
+	if (left > 86400.0)
+		return 86400 * 1000;
+	return (int)(left * 1000.0) + 1;
+}
+
+/* --- children of a workdir ------------------------------------------ */
+
+#define WORKDIR_ENV "ROBOT_WORKDIR="
+
+/* This boot's id (the kernel's random boot_id), into buf. */
+static void boot_id(char *buf, size_t n)
+{
+	char *t = NULL;
+	size_t len;
+
+	snprintf(buf, n, "unknown");
+	if (rb_read_file("/proc/sys/kernel/random/boot_id", &t, &len) == 0) {
+		snprintf(buf, n, "%.*s", (int)strcspn(t, "\n"), t);
+		free(t);
+	}
+}
+
+/* The workdir a child belongs to (its ROBOT_WORKDIR), or NULL. */
+static const char *env_workdir(const char *const *env)
+{
+	for (; env && *env; env++)
+		if (rb_starts_with(*env, WORKDIR_ENV) &&
+		    (*env)[strlen(WORKDIR_ENV)])
+			return *env + strlen(WORKDIR_ENV);
+	return NULL;
+}
+
+/* <workdir>/procs/<pid>, holding the boot id, while the child runs */
+static char *track_start(const char *workdir, pid_t pid)
+{
+	char *dir = rb_path_join(workdir, "procs"), *path = NULL, id[64];
+
+	boot_id(id, sizeof(id));
+	if (rb_mkdir_p(dir) == 0)
+		path = xstrfmt("%s/%ld", dir, (long)pid);
+	free(dir);
+	if (path && rb_write_file_atomic(path, id, strlen(id)) < 0) {
+		/* untracked: a later robot cannot stop what it leaves */
+		rb_error_clear();
+		free(path);
+		path = NULL;
+	}
+	return path;
+}
+
+/* The session of pid (/proc/<pid>/stat), or -1. */
+static long session_of(long pid)
+{
+	char path[64], buf[1024], st;
+	const char *p;
+	long ppid, pgrp, sid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp session ...": comm may hold ')' */
+	p = strrchr(buf, ')');
+	if (!p ||
+	    sscanf(p + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
+		return -1;
+	return sid;
+}
+
+/* Does pid's environment hold exactly entry? */
+static bool env_has(long pid, const char *entry)
+{
+	char path[64], *t;
+	size_t len, i;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
+	if (rb_read_file(path, &t, &len) < 0) {
+		rb_error_clear();
+		return false;
+	}
+	for (i = 0; i < len && !found; i += strlen(t + i) + 1)
+		found = !strcmp(t + i, entry);
+	free(t);
+	return found;
+}
+
+static bool in_list(const long *v, size_t n, long x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/*
+ * SIGKILL every process of the sessions sids that carries entry in its
+ * environment; wait (up to 10 s) until they are gone. Returns how many.
+ */
+static unsigned kill_sessions(const long *sids, size_t nsid, const char *entry)
+{
+	struct pollfd *pfd = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	double end;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		long pid;
+		int fd;
+
+		if (rb_parse_long(de->d_name, &pid) < 0 || pid <= 1 ||
+		    pid == (long)getpid() ||
+		    !in_list(sids, nsid, session_of(pid)))
+			continue;
+		/* the pidfd pins the process: check again, then kill */
+		fd = pidfd_open_((pid_t)pid);
+		if (fd < 0)
+			continue;
+		if (!in_list(sids, nsid, session_of(pid)) ||
+		    !env_has(pid, entry) || pidfd_kill(fd, SIGKILL) < 0) {
+			close(fd);
+			continue;
+		}
+		RB_ALLOC_GROW(pfd, n + 1, alloc);
+		pfd[n].fd = fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		n++;
+	}
+	closedir(d);
+	end = rb_monotonic() + 10;
+	for (i = 0; i < n;) {
+		int r = poll(&pfd[i], 1, ms_until(end, rb_monotonic()));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rb_warn("a process left by an interrupted robot "
+				"does not end after SIGKILL");
+			break;
+		}
+		i++;
+	}
+	for (i = 0; i < n; i++)
+		close(pfd[i].fd);
+	free(pfd);
+	return (unsigned)n;
+}
+
+int proc_reap_workdir(const char *workdir, unsigned *stopped)
+{
+	char *dir = rb_path_join(workdir, "procs"), *entry, id[64];
+	long *sids = NULL;
+	size_t nsid = 0, alloc = 0;
+	struct dirent *de;
+	unsigned got;
+	int round;
+	DIR *d;
+
+	*stopped = 0;
+	d = opendir(dir);
+	if (!d) {
+		free(dir);
+		return 0;
+	}
+	boot_id(id, sizeof(id));
+	while ((de = readdir(d))) {
+		char *path, *t;
+		long pid;
+
+		if (rb_parse_long(de->d_name, &pid) < 0 || pid <= 1)
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		if (rb_read_file(path, &t, NULL) == 0) {
+			/* after a reboot, nothing of it is left */
+			if (!strcmp(t, id)) {
+				RB_ALLOC_GROW(sids, nsid + 1, alloc);
+				sids[nsid++] = pid;
+			}
+			free(t);
+		} else {
+			rb_error_clear();
+		}
+		/* the workdir is ours: no entry belongs to a live robot */
+		unlink(path);
+		free(path);
+	}
+	closedir(d);
+	entry = xstrfmt(WORKDIR_ENV "%s", workdir);
+	/* again while any were found: a child may fork while we kill */
+	for (round = 0; nsid && round < 5; round++) {
+		got = kill_sessions(sids, nsid, entry);
+		*stopped += got;
+		if (!got)
+			break;
+	}
+	free(entry);
+	free(sids);
+	free(dir);
+	return 0;
 }
 
 static void close_fd(int *fd)
@@ -127,17 +353,6 @@ static bool pump(struct capture *c)
 	return true;
 }
 
-static int ms_until(double deadline, double now)
-{
-	double left = deadline - now;
-
-	if (left <= 0)
-		return 0;
-	if (left > 86400.0)
-		return 86400 * 1000;
-	return (int)(left * 1000.0) + 1;
-}
-
 int proc_run(const struct proc_opts *o, struct proc_result *res)
 {
 	struct svec env = SVEC_INIT;
@@ -148,6 +363,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	double grace = o->kill_grace > 0 ? o->kill_grace : 5.0;
 	double drain = o->drain > 0 ? o->drain : 2.0;
 	bool leader_gone = false, reaped = false, killed = false;
+	const char *wd = env_workdir(o->env);
+	char *track = NULL;
 	struct child_err ce;
 	ssize_t n;
 	pid_t pid;
@@ -214,6 +431,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	if (!pid)
 		child(o, env.v, in, out, err, report[1]);
 	res->pid = pid;
+	if (wd)
+		track = track_start(wd, pid);
 	close_fd(&report[1]);
 	close_fd(&in);
 	close_fd(&out);
@@ -320,6 +539,10 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	}
 	ret = 0;
 out:
+	if (track) {
+		unlink(track);
+		free(track);
+	}
 	close_fd(&pidfd);
 	close_fd(&report[0]);
 	close_fd(&report[1]);

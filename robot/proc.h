@@ -65,6 +65,20 @@ struct proc_result {
  */
 int proc_run(const struct proc_opts *o, struct proc_result *res);
 
+/*
+ * A child whose environment names a workdir (ROBOT_WORKDIR=..., as hooks
+ * and local payloads have it) is tracked while it runs: a file
+ * <workdir>/procs/<pid> holds the boot id; the child leads a session of
+ * its own. When the robot is killed, the child and what it started live
+ * on (a build still writing the artifacts, a payload loading the CPUs).
+ * proc_reap_workdir, called by the next robot once it holds the
+ * workdir's lock, SIGKILLs every process of those sessions that still
+ * carries that ROBOT_WORKDIR (daemons that left the session, such as the
+ * QEMU box, are not touched), waits for them to end, and clears the
+ * entries. *stopped: how many processes it killed.
+ */
+int proc_reap_workdir(const char *workdir, unsigned *stopped);
+
 /* "exit 3", "killed by SIGKILL", "timed out after 10s (SIGTERM)" */
 const char *proc_describe(const struct proc_result *res, struct sbuf *buf);
 

@@ -10,6 +10,7 @@
 
 #include "robot.h"
 #include "sbuf.h"
+#include "proc.h"
 #include "store.h"
 
 struct store {
@@ -390,6 +391,16 @@ int store_lock_workdir(struct workdir_lock **out, const char *workdir,
 	n = snprintf(info, sizeof(info), "pid %ld: %s\n", (long)getpid(), what);
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, info, (size_t)n, 0) != n) {
 		/* the lock holds even when its note cannot be written */
+	}
+	/* what a killed robot left running on this workdir goes first */
+	{
+		unsigned stopped;
+
+		proc_reap_workdir(workdir, &stopped);
+		if (stopped)
+			rb_notice("stopped %u process%s that an interrupted "
+				  "robot left running on '%s'",
+				  stopped, stopped == 1 ? "" : "es", workdir);
 	}
 	lk = xmalloc(sizeof(*lk));
 	lk->fd = fd;

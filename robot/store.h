@@ -44,7 +44,9 @@ void store_rollback(struct store *st);
 /*
  * An advisory lock on `<workdir>/lock` (flock), held until
  * store_unlock_workdir or process exit. A second robot on the same workdir
- * gets -1 and a message naming the holder's pid and command.
+ * gets -1 and a message naming the holder's pid and command. Once held,
+ * the hooks and payloads a killed robot left running on the workdir are
+ * stopped first (proc_reap_workdir), with a notice.
  */
 struct workdir_lock;
 int store_lock_workdir(struct workdir_lock **out, const char *workdir,

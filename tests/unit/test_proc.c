@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -339,4 +342,118 @@ Test(transport, table)
 	cr_expect_eq(transport_find("ssh"), &transport_ssh_ops);
 	cr_expect_eq(transport_find("local"), &transport_local_ops);
 	cr_expect_null(transport_find("telnet"));
+}
+
+/* Is pid gone (no such process, or a zombie nobody reaped yet)? */
+static bool gone(long pid)
+{
+	char path[64], *t;
+	bool dead;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (rb_read_file(path, &t, NULL) < 0) {
+		rb_error_clear();
+		return true;
+	}
+	dead = strstr(t, ") Z ") != NULL;
+	free(t);
+	return dead;
+}
+
+static long read_pid(const char *dir, const char *name)
+{
+	char *path = xstrfmt("%s/%s", dir, name), *t;
+	long pid;
+
+	cr_assert_eq(rb_read_file(path, &t, NULL), 0, "%s", rb_errmsg());
+	t[strcspn(t, "\n")] = '\0';
+	cr_assert_eq(rb_parse_long(t, &pid), 0, "%s: '%s'", path, t);
+	free(t);
+	free(path);
+	return pid;
+}
+
+/*
+ * A robot killed while its hook runs leaves the hook and what it started;
+ * the next robot on the workdir stops them, but not a daemon that left
+ * the hook's session (the QEMU box).
+ */
+Test(proc, reap_what_a_killed_robot_left, .timeout = 60)
+{
+	char *dir = scratch(), *fifo = xstrfmt("%s/ready", dir);
+	char *hook = xstrfmt("%s/hook", dir),
+	     *wd = xstrfmt("ROBOT_WORKDIR=%s", dir);
+	char *procs = xstrfmt("%s/procs", dir), *d = xstrfmt("D=%s", dir);
+	const char *script =
+		"#!/bin/sh\n"
+		"sleep 1000 &\n"
+		"echo $! >\"$D/child\"\n"
+		"setsid sh -c 'echo $$ >\"$1/daemon\"; echo x >\"$1/ready\"; "
+		"exec sleep 1000' sh \"$D\" &\n"
+		"exec sleep 1000\n";
+	long child, daemon;
+	unsigned stopped;
+	char buf[4];
+	pid_t robot;
+	int fd, n = 0, status;
+	DIR *dd;
+
+	/* orphans come to us (not to init), so that we reap them */
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	cr_assert_eq(rb_write_file_atomic(hook, script, strlen(script)), 0);
+	cr_assert_eq(chmod(hook, 0755), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	robot = fork();
+	cr_assert_geq(robot, 0);
+	if (!robot) {
+		const char *argv[] = { hook, NULL };
+		const char *env[] = { wd, d, NULL };
+		struct proc_opts o = { .argv = argv, .env = env };
+		struct proc_result res;
+
+		proc_run(&o, &res);
+		_exit(0);
+	}
+	fd = open(fifo, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(read(fd, buf, 2), 2);
+	close(fd);
+	child = read_pid(dir, "child");
+	daemon = read_pid(dir, "daemon");
+	/* the robot dies; its hook, the hook's child and the daemon live */
+	cr_assert_eq(kill(robot, SIGKILL), 0);
+	cr_assert_eq(waitpid(robot, &status, 0), robot);
+	cr_assert_not(gone(child));
+	dd = opendir(procs);
+	cr_assert_not_null(dd, "no %s while the hook ran", procs);
+	for (struct dirent *de; (de = readdir(dd));)
+		n += de->d_name[0] != '.';
+	closedir(dd);
+	cr_assert_eq(n, 1, "%d entries in %s", n, procs);
+
+	cr_assert_eq(proc_reap_workdir(dir, &stopped), 0, "%s", rb_errmsg());
+	cr_expect_eq(stopped, 2, "stopped %u (the hook and its child)",
+		     stopped);
+	cr_expect(gone(child), "the hook's child %ld still runs", child);
+	cr_expect_not(gone(daemon), "the daemon %ld was killed", daemon);
+	n = 0;
+	dd = opendir(procs);
+	for (struct dirent *de; dd && (de = readdir(dd));)
+		n += de->d_name[0] != '.';
+	if (dd)
+		closedir(dd);
+	cr_expect_eq(n, 0, "%d entries left in %s", n, procs);
+	/* a second robot finds nothing to stop */
+	cr_assert_eq(proc_reap_workdir(dir, &stopped), 0);
+	cr_expect_eq(stopped, 0);
+
+	kill((pid_t)daemon, SIGKILL);
+	while (waitpid(-1, &status, 0) > 0)
+		;
+	free(dir);
+	free(fifo);
+	free(hook);
+	free(wd);
+	free(procs);
+	free(d);
 }
