@@ -73,22 +73,75 @@ static const char *env_workdir(const char *const *env)
 	return NULL;
 }
 
-/* <workdir>/procs/<pid>, holding the boot id, while the child runs */
-static char *track_start(const char *workdir, pid_t pid)
-{
-	char *dir = rb_path_join(workdir, "procs"), *path = NULL, id[64];
+/*
+ * What the child needs to track itself: the directory <workdir>/procs
+ * (created) and the boot id, prepared before the fork; NULL when the
+ * directory cannot be made (the child runs untracked then).
+ */
+struct track {
+	char *dir;
+	char id[64];
+};
 
-	boot_id(id, sizeof(id));
-	if (rb_mkdir_p(dir) == 0)
-		path = xstrfmt("%s/%ld", dir, (long)pid);
-	free(dir);
-	if (path && rb_write_file_atomic(path, id, strlen(id)) < 0) {
-		/* untracked: a later robot cannot stop what it leaves */
+static struct track *track_prepare(const char *workdir)
+{
+	struct track *t = xcalloc(1, sizeof(*t));
+
+	t->dir = rb_path_join(workdir, "procs");
+	if (rb_mkdir_p(t->dir) < 0) {
 		rb_error_clear();
-		free(path);
-		path = NULL;
+		free(t->dir);
+		free(t);
+		return NULL;
 	}
-	return path;
+	boot_id(t->id, sizeof(t->id));
+	return t;
+}
+
+/*
+ * In the child, before it execs (async-signal-safe): <dir>/<pid> with the
+ * boot id, so that the entry exists before the hook does anything.
+ */
+static void track_self(const struct track *t)
+{
+	char path[4096], digits[24];
+	size_t n = strlen(t->dir), k = 0;
+	unsigned long pid = (unsigned long)getpid();
+	int fd;
+
+	if (n + sizeof(digits) + 2 > sizeof(path))
+		return;
+	do {
+		digits[k++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid);
+	memcpy(path, t->dir, n);
+	path[n++] = '/';
+	while (k)
+		path[n++] = digits[--k];
+	path[n] = '\0';
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, t->id, strlen(t->id)) < 0) {
+		/* an entry that does not match the boot id is ignored */
+	}
+	close(fd);
+}
+
+static void track_end(struct track *t, pid_t pid)
+{
+	char *path;
+
+	if (!t)
+		return;
+	if (pid > 0) {
+		path = xstrfmt("%s/%ld", t->dir, (long)pid);
+		unlink(path);
+		free(path);
+	}
+	free(t->dir);
+	free(t);
 }
 
 /* The session of pid (/proc/<pid>/stat), or -1. */
@@ -294,12 +347,15 @@ static void build_env(struct svec *env, const char *const *add)
 
 /* In the child, after fork: only async-signal-safe calls from here on. */
 RB_NORETURN static void child(const struct proc_opts *o, char **envp, int in,
-			      int out, int err, int report)
+			      int out, int err, int report,
+			      const struct track *track)
 {
 	struct child_err ce;
 	sigset_t none;
 
 	setsid();
+	if (track)
+		track_self(track);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* robot ignores SIGPIPE; its children must not inherit that */
@@ -364,7 +420,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	double drain = o->drain > 0 ? o->drain : 2.0;
 	bool leader_gone = false, reaped = false, killed = false;
 	const char *wd = env_workdir(o->env);
-	char *track = NULL;
+	struct track *track = NULL;
 	struct child_err ce;
 	ssize_t n;
 	pid_t pid;
@@ -420,6 +476,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 		goto out;
 	}
 	build_env(&env, o->env);
+	if (wd)
+		track = track_prepare(wd);
 	fflush(stdout);
 	fflush(stderr);
 	start = rb_monotonic();
@@ -429,10 +487,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 		goto out;
 	}
 	if (!pid)
-		child(o, env.v, in, out, err, report[1]);
+		child(o, env.v, in, out, err, report[1], track);
 	res->pid = pid;
-	if (wd)
-		track = track_start(wd, pid);
 	close_fd(&report[1]);
 	close_fd(&in);
 	close_fd(&out);
@@ -539,10 +595,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	}
 	ret = 0;
 out:
-	if (track) {
-		unlink(track);
-		free(track);
-	}
+	track_end(track, res->pid);
 	close_fd(&pidfd);
 	close_fd(&report[0]);
 	close_fd(&report[1]);
