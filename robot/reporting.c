@@ -430,11 +430,27 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
 	    rb_repo_commit_info(c->repo, oid, &ci) < 0)
 		goto out;
+	/*
+	 * The table: the culprit's first parent against the culprit, as
+	 * 0-Day's mails have it and as the subject's change is measured
+	 * (the confirmation); the good anchor when the parent has no runs.
+	 */
 	good = json_string_value(
-		json_array_get(json_object_get(res, "good"), 0));
+		json_array_get(json_object_get(res, "parents"), 0));
+	if (good) {
+		int64_t nr;
+
+		if (store_bisection_run_count(c->st, bisection_id, good, "ok",
+					      &nr) < 0)
+			goto out;
+		if (!nr)
+			good = NULL;
+	}
+	if (!good)
+		good = json_string_value(
+			json_array_get(json_object_get(res, "good"), 0));
 	if (!good)
 		goto out;
-	/* the table: good against the culprit */
 	if (commit_matrix(c, bisection_id, good, &mg, &jg) < 0)
 		goto out;
 	if (commit_matrix(c, bisection_id, rec.culprit, &mc, &jc) < 0) {
