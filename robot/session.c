@@ -266,16 +266,6 @@ static int load_set(struct sess *s, const char *commit, struct stats_set *out,
 	return load_set_upto(s, commit, out, after, only, -1);
 }
 
-static size_t count_on(const struct stats_set *set, int host)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < set->nr; i++)
-		if (!set->host || set->host[i] == host)
-			n++;
-	return n;
-}
-
 /* The run id after which commit's runs count (-1: all of them). */
 static int64_t fresh_after(const struct sess *s, const char *hex)
 {
@@ -411,7 +401,8 @@ static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
 		}
 		for (h = 0; h < s->cfg->nr_hosts; h++) {
 			struct host_state *hs = &s->hosts[h];
-			size_t ng = count_on(&good, h), nb = count_on(&bad, h);
+			size_t ng = stats_set_count_on(&good, h),
+			       nb = stats_set_count_on(&bad, h);
 			bool g;
 
 			if (hs->busy) {

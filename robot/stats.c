@@ -72,6 +72,16 @@ void stats_set_add_run(struct stats_set *s, double x, int host, double when)
 	s->nr++;
 }
 
+size_t stats_set_count_on(const struct stats_set *s, int host)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr; i++)
+		if (!s->host || s->host[i] == host)
+			n++;
+	return n;
+}
+
 void stats_set_copy(struct stats_set *dst, const struct stats_set *src)
 {
 	size_t i;

@@ -60,6 +60,8 @@ void stats_set_release(struct stats_set *s);
 void stats_set_add(struct stats_set *s, double x);
 void stats_set_addv(struct stats_set *s, const double *v, size_t n);
 void stats_set_add_run(struct stats_set *s, double x, int host, double when);
+/* The runs of s on host (every run when s carries no hosts). */
+size_t stats_set_count_on(const struct stats_set *s, int host);
 /* Copy src into dst (which is released first). */
 void stats_set_copy(struct stats_set *dst, const struct stats_set *src);
 

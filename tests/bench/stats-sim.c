@@ -299,16 +299,6 @@ static int wait_one(struct sess *s)
 	return best;
 }
 
-static size_t count_on(const struct stats_set *set, int host)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < set->nr; i++)
-		if (!set->host || set->host[i] == host)
-			n++;
-	return n;
-}
-
 static bool busy_any(const struct sess *s)
 {
 	int h;
@@ -347,7 +337,8 @@ static bool endpoints(struct sess *s)
 		}
 		for (h = 0; h < s->nhosts; h++) {
 			struct host *hs = &s->hosts[h];
-			size_t ng = count_on(good, h), nb = count_on(bad, h);
+			size_t ng = stats_set_count_on(good, h),
+			       nb = stats_set_count_on(bad, h);
 			bool g;
 
 			if (hs->busy)
