@@ -2,6 +2,7 @@
 #
 # make            build bin/robot (./robot holds the sources)
 # make test       install what is missing, build, run every test
+# make test-under-load  the same with a CPU hog on every core (scripts/under-load)
 # make check      the unit and end-to-end tests under ASan+UBSan, leaks fatal
 # make lint       clang-format (kernel style), cppcheck, purity of the core
 # make bench      the benchmarks and simulations under tests/bench/
@@ -99,6 +100,12 @@ run-tests:
 	$(B)/unit-tests -j2 --timeout 600
 	ROBOT=$(CURDIR)/$(B)/robot tests/e2e/run-all
 
+# The whole suite again while stress-ng keeps every core busy (twice over):
+# fixtures must not depend on a quiet machine. UNDER_LOAD= sets the hog.
+test-under-load: deps
+	@$(MAKE) --no-print-directory bin/robot $(B)/unit-tests
+	@scripts/under-load $(MAKE) --no-print-directory run-tests
+
 unit: bin/robot $(B)/unit-tests
 	$(B)/unit-tests -j2 --timeout 600
 
@@ -182,6 +189,6 @@ install: bin/robot
 clean:
 	rm -rf build build-san bin
 
-.PHONY: demo demo-quick all bin/robot test run-tests unit check lint bench install clean deps \
+.PHONY: demo demo-quick all bin/robot test test-under-load run-tests unit check lint bench install clean deps \
 	deps-demo
 .DELETE_ON_ERROR:

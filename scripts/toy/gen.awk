@@ -11,7 +11,8 @@
 #   base_tip   40-hex tip to build on (append), base_time its commit time
 #   features   the base tip's .toy/features file (append), else /dev/null
 #   culprit    "none", "random" or K: the K-th non-merge commit created
-#   cost       rounds of the culprit's audit loop per mapping call
+#   cost       probe pages the culprit maps, touches and unmaps per
+#              mapping call
 #   brk        "", "random" or "A:B": commit A breaks the build, B fixes it
 #   octopus    1: at least one octopus merge (needs n >= 12)
 #   branch     the branch the history is written to
@@ -378,20 +379,21 @@ function render(c,    i, id, t, f, v, parts, stem, calls, s) {
 			defs = defs "#define TOY_LIST_POISON_" v \
 				" ((void *)0x100)\n"
 		} else if (t == "audit") {
-			body[f] = body[f] "\n/*\n * Walk the region table and " \
-				"fold it into a checksum, so that a mapping\n" \
-				" * change that corrupts it is caught at once.\n" \
-				" */\n#define TOY_REGION_ENTRIES_" id " " v "\n" \
-				"static unsigned long toy_region_table_" id \
-				"[TOY_REGION_ENTRIES_" id "];\n" \
-				"static volatile unsigned long toy_region_sum_" id \
-				";\n\nvoid toy_mm_audit_" id "(void)\n{\n" \
-				"\tunsigned long h = toy_region_sum_" id ";\n" \
+			body[f] = body[f] "\n/*\n * Map, touch and unmap probe " \
+				"pages on every mapping change, so that a\n" \
+				" * change that breaks the mapping path fails here " \
+				"at once. The probes\n * go to the C library " \
+				"directly: they are not mapping changes.\n */\n" \
+				"#define TOY_AUDIT_PROBES_" id " " v "\n" \
+				"\nvoid toy_mm_audit_" id "(void)\n{\n" \
 				"\tunsigned int i;\n\n" \
-				"\tfor (i = 0; i < TOY_REGION_ENTRIES_" id "; i++)\n" \
-				"\t\th = (h ^ toy_region_table_" id "[i]) * " \
-				"0x9e3779b97f4a7c15UL + i;\n" \
-				"\ttoy_region_sum_" id " = h;\n}\n"
+				"\tfor (i = 0; i < TOY_AUDIT_PROBES_" id "; i++) {\n" \
+				"\t\tvolatile char *p = toy_real_mmap(NULL, 4096, " \
+				"PROT_READ | PROT_WRITE,\n\t\t\t\t\t\t" \
+				"MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n\n" \
+				"\t\tif (p == MAP_FAILED)\n\t\t\treturn;\n" \
+				"\t\tp[0] = 1;\n" \
+				"\t\ttoy_real_munmap((void *)p, 4096);\n\t}\n}\n"
 			mmh = mmh "void toy_mm_audit_" id "(void);\n"
 			calls = calls "\ttoy_mm_audit_" id "();\n"
 		}
@@ -473,6 +475,7 @@ function render(c,    i, id, t, f, v, parts, stem, calls, s) {
 
 	out["mm/audit.c"] = spdx_c() "/*\n * mm/audit.c - consistency checks " \
 		"of the mapping path\n" notes_of("mm/audit.c") " */\n" \
+		"#include <sys/mman.h>\n\n" \
 		"#include <toy/lib.h>\n#include <toy/mm.h>\n" body["mm/audit.c"]
 
 	out["lib/string.c"] = spdx_c() "/*\n * lib/string.c - string " \
@@ -547,7 +550,7 @@ function subject(c,    id, t, f, w) {
 		return "lib/list: poison deleted entries"
 	if (t == "fix")
 		return "lib/list: define the list poison value"
-	return "mm: audit the region table on every mapping change"
+	return "mm: probe the mapping path on every mapping change"
 }
 
 function body_text(c,    id, t) {
@@ -556,9 +559,9 @@ function body_text(c,    id, t) {
 	id = kid[c]
 	t = ktype[id]
 	if (t == "audit")
-		return "A corrupted region table is hard to debug after the " \
-			"fact. Fold the\nwhole table into a checksum on every " \
-			"mmap, mmap64 and munmap so that\nthe first bad " \
+		return "A broken mapping path is hard to debug after the " \
+			"fact. Map, touch and\nunmap a probe page on every " \
+			"mmap, mmap64 and munmap so that the first\nbad " \
 			"change is caught where it happens.\n"
 	if (t == "break")
 		return "Return a poison value for deleted entries instead of " \

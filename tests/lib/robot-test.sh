@@ -7,7 +7,14 @@
 #                          changing file.c; prints nothing
 #   short_workdir          a short temp dir for a workdir (ssh control
 #                          sockets live under it); remove it yourself
-#   sql DB QUERY           sqlite3 in batch mode
+#   sql DB QUERY           sqlite3 in batch mode; waits up to 60 s for a
+#                          robot that holds the database (busy timeout)
+#                          rather than failing with "database is locked"
+#   sql_num DB QUERY       the same for a query whose answer is one
+#                          non-negative integer: prints it, or says what
+#                          came back and returns 1 (so that arithmetic on
+#                          it never meets an empty string)
+#   is_num VALUE           VALUE is a non-negative integer
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -35,5 +42,24 @@ short_workdir() {
 }
 
 sql() {
-	sqlite3 -batch -noheader "$1" "$2"
+	sqlite3 -batch -noheader -cmd '.timeout 60000' "$1" "$2"
+}
+
+is_num() {
+	case "$1" in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	return 0
+}
+
+sql_num() {
+	_v=$(sql "$1" "$2") || {
+		echo "sql_num: '$2' on '$1' failed" >&2
+		return 1
+	}
+	is_num "$_v" || {
+		echo "sql_num: '$2' on '$1' gave '$_v', not a number" >&2
+		return 1
+	}
+	echo "$_v"
 }
