@@ -167,7 +167,7 @@ demo-quick: deps
 		$(CURDIR)/$(DEMO_QUICK)/work
 	bin/robot bisect --lab $(DEMO_QUICK)/lab.yaml \
 		--job jobs/stress-ng-toy.yaml --good v1.0 --bad master \
-		--metric stress-ng.mmapaddr.usr_sys_ops_per_sec \
+		--metric stress-ng.mmapaddr.ops_per_sec \
 		--json $(DEMO_QUICK)/result.json
 	@. ./$(DEMO_QUICK)/toy.info && \
 		echo "(the injected culprit was $$TOY_CULPRIT)"

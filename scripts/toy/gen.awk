@@ -11,8 +11,10 @@
 #   base_tip   40-hex tip to build on (append), base_time its commit time
 #   features   the base tip's .toy/features file (append), else /dev/null
 #   culprit    "none", "random" or K: the K-th non-merge commit created
-#   cost       probe pages the culprit maps, touches and unmaps per
-#              mapping call
+#   cost       settle times of the mapping hardware the culprit adds to
+#              every mapping call
+#   settle     the mapping hardware's time per change in microseconds
+#              (mm/mmap.c); leave it unset (1000) but to calibrate
 #   brk        "", "random" or "A:B": commit A breaks the build, B fixes it
 #   octopus    1: at least one octopus merge (needs n >= 12)
 #   branch     the branch the history is written to
@@ -379,23 +381,16 @@ function render(c,    i, id, t, f, v, parts, stem, calls, s) {
 			defs = defs "#define TOY_LIST_POISON_" v \
 				" ((void *)0x100)\n"
 		} else if (t == "audit") {
-			body[f] = body[f] "\n/*\n * Map, touch and unmap probe " \
-				"pages on every mapping change, so that a\n" \
-				" * change that breaks the mapping path fails here " \
-				"at once. The probes\n * go to the C library " \
-				"directly: they are not mapping changes.\n */\n" \
-				"#define TOY_AUDIT_PROBES_" id " " v "\n" \
-				"\nvoid toy_mm_audit_" id "(void)\n{\n" \
-				"\tunsigned int i;\n\n" \
-				"\tfor (i = 0; i < TOY_AUDIT_PROBES_" id "; i++) {\n" \
-				"\t\tvolatile char *p = toy_real_mmap(NULL, 4096, " \
-				"PROT_READ | PROT_WRITE,\n\t\t\t\t\t\t" \
-				"MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n\n" \
-				"\t\tif (p == MAP_FAILED)\n\t\t\treturn;\n" \
-				"\t\tp[0] = 1;\n" \
-				"\t\ttoy_real_munmap((void *)p, 4096);\n\t}\n}\n"
-			mmh = mmh "void toy_mm_audit_" id "(void);\n"
-			calls = calls "\ttoy_mm_audit_" id "();\n"
+			body[f] = body[f] "\n/*\n * Wait for every mapping change " \
+				"to reach all CPUs before it returns,\n" \
+				" * so that no CPU can use a stale one: each " \
+				"change waits\n * TOY_AUDIT_FLUSH_" id " more " \
+				"settle times of the mapping hardware.\n */\n" \
+				"#define TOY_AUDIT_FLUSH_" id " " v "\n" \
+				"\nunsigned int toy_mm_audit_" id "(void)\n{\n" \
+				"\treturn TOY_AUDIT_FLUSH_" id ";\n}\n"
+			mmh = mmh "unsigned int toy_mm_audit_" id "(void);\n"
+			calls = calls "\tunits += toy_mm_audit_" id "();\n"
 		}
 	}
 
@@ -458,20 +453,52 @@ function render(c,    i, id, t, f, v, parts, stem, calls, s) {
 	out["mm/mmap.c"] = spdx_c() "/*\n * mm/mmap.c - the mapping path: " \
 		"every mmap, mmap64 and munmap of the\n * process comes " \
 		"through here on its way to the C library\n" \
-		notes_of("mm/mmap.c") " */\n#include <sys/mman.h>\n\n" \
+		notes_of("mm/mmap.c") " */\n#include <errno.h>\n" \
+		"#include <sys/mman.h>\n#include <time.h>\n\n" \
 		"#include <toy/lib.h>\n#include <toy/mm.h>\n\n" \
+		"/*\n * The toy machine's mapping hardware applies each " \
+		"change in\n * TOY_MM_SETTLE_NS, one after the other, while " \
+		"the CPU goes on. A caller\n * waits only when more than " \
+		"TOY_MM_QUEUE_NS of changes are queued, asleep\n * until " \
+		"the queue is empty: the time is the device's, not the " \
+		"CPU's, and\n * every wait covers the same amount of " \
+		"hardware work however long the\n * wake-up takes on a " \
+		"busy machine.\n */\n" \
+		"#define TOY_MM_SETTLE_NS " settle "000LL\n" \
+		"#define TOY_MM_QUEUE_NS (4 * TOY_MM_SETTLE_NS)\n\n" \
+		"/* when the hardware has applied every queued change " \
+		"(CLOCK_MONOTONIC) */\n" \
+		"static long long toy_mm_busy_until;\n\n" \
+		"static void toy_mm_queue(unsigned int units)\n{\n" \
+		"\tstruct timespec t;\n\tlong long now;\n" \
+		"\tint saved = errno;\n\n" \
+		"\tclock_gettime(CLOCK_MONOTONIC, &t);\n" \
+		"\tnow = t.tv_sec * 1000000000LL + t.tv_nsec;\n" \
+		"\tif (toy_mm_busy_until < now)\n" \
+		"\t\ttoy_mm_busy_until = now;\n" \
+		"\ttoy_mm_busy_until += units * TOY_MM_SETTLE_NS;\n" \
+		"\tif (toy_mm_busy_until - now > TOY_MM_QUEUE_NS) {\n" \
+		"\t\tt.tv_sec = toy_mm_busy_until / 1000000000LL;\n" \
+		"\t\tt.tv_nsec = toy_mm_busy_until % 1000000000LL;\n" \
+		"\t\twhile (clock_nanosleep(CLOCK_MONOTONIC, " \
+		"TIMER_ABSTIME, &t,\n\t\t\t\t       NULL) == EINTR)\n" \
+		"\t\t\t;\n\t}\n\terrno = saved;\n}\n\n" \
 		"void *mmap(void *addr, size_t len, int prot, int flags, int fd, " \
-		"off_t off)\n{\n\tif (!toy_real_mmap)\n\t\ttoy_mm_init();\n" \
-		calls "\treturn toy_real_mmap(addr, len, prot, flags, fd, off);" \
-		"\n}\n\n" \
+		"off_t off)\n{\n\tunsigned int units = 1;\n\tvoid *p;\n\n" \
+		"\tif (!toy_real_mmap)\n\t\ttoy_mm_init();\n" \
+		calls "\tp = toy_real_mmap(addr, len, prot, flags, fd, off);\n" \
+		"\ttoy_mm_queue(units);\n\treturn p;\n}\n\n" \
 		"void *mmap64(void *addr, size_t len, int prot, int flags, " \
-		"int fd,\n\t     off64_t off)\n{\n\tif (!toy_real_mmap64)\n" \
-		"\t\ttoy_mm_init();\n" calls \
-		"\treturn toy_real_mmap64(addr, len, prot, flags, fd, off);" \
-		"\n}\n\n" \
+		"int fd,\n\t     off64_t off)\n{\n\tunsigned int units = 1;\n\tvoid *p;\n\n" \
+		"\tif (!toy_real_mmap64)\n\t\ttoy_mm_init();\n" calls \
+		"\tp = toy_real_mmap64(addr, len, prot, flags, fd, off);\n" \
+		"\ttoy_mm_queue(units);\n\treturn p;\n}\n\n" \
 		"int munmap(void *addr, size_t len)\n{\n" \
+		"\tunsigned int units = 1;\n\tint r;\n\n" \
 		"\tif (!toy_real_munmap)\n\t\ttoy_mm_init();\n" calls \
-		"\treturn toy_real_munmap(addr, len);\n}\n" body["mm/mmap.c"]
+		"\tr = toy_real_munmap(addr, len);\n" \
+		"\ttoy_mm_queue(units);\n\treturn r;\n}\n" \
+		body["mm/mmap.c"]
 
 	out["mm/audit.c"] = spdx_c() "/*\n * mm/audit.c - consistency checks " \
 		"of the mapping path\n" notes_of("mm/audit.c") " */\n" \
@@ -604,6 +631,10 @@ function emit(c,    who, mail, t, k, f, msg, i) {
 
 BEGIN {
 	bad = 0
+	# fixed, not an option: every tree of every toy history settles
+	# alike, so an appended history cannot change it by accident
+	if (settle == "")
+		settle = 1000
 	rng = (seed % 2147483646 + 2147483646) % 2147483646 + 1
 	for (k = 0; k < 8; k++)
 		rnd()
