@@ -6,6 +6,7 @@
 # make check      the unit and end-to-end tests under ASan+UBSan, leaks fatal
 # make lint       clang-format (kernel style), cppcheck, purity of the core
 # make bench      the benchmarks and simulations under tests/bench/
+# make fuzz       every libFuzzer target for FUZZ_SECONDS each (tests/fuzz/)
 # make demo       the main job: a real kernel bisection on the QEMU box
 # make demo-quick a whole bisection on the toy kernel, in a minute or two
 # make install    PREFIX=/usr/local DESTDIR=
@@ -26,10 +27,12 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRIT_LIBS = $(shell pkg-config --libs criterion 2>/dev/null)
 
-WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wformat-truncation \
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 $(WTRUNC) \
 	-Wstrict-prototypes -Wold-style-definition -Wmissing-prototypes \
 	-Wdeclaration-after-statement -Wvla -Wpointer-arith -Wcast-align \
 	-Wwrite-strings -Wundef -Wno-unused-parameter
+# clang (make fuzz) has no -Wformat-truncation
+WTRUNC := $(if $(findstring clang,$(CC)),,-Wformat-truncation)
 OPT ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-DROBOT_VERSION='"$(VERSION)"'
@@ -51,10 +54,13 @@ B ?= build
 CORE_SRC := $(sort $(wildcard robot/*.c))
 CLI_SRC := $(sort $(filter-out robot/cli/main.c,$(wildcard robot/cli/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
-HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h)
+# the fuzz targets, also linked into the unit tests (their regression inputs)
+FUZZ_SRC := $(sort $(filter-out tests/fuzz/libfuzzer.c,\
+	$(wildcard tests/fuzz/*.c)))
+HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h tests/fuzz/*.h)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(CLI_SRC:%.c=$(B)/obj/%.o)
-UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o) $(FUZZ_SRC:%.c=$(B)/obj/%.o)
 
 # The binary is bin/robot: ./robot is the source directory.
 all: bin/robot
@@ -79,6 +85,11 @@ $(B)/obj/tests/unit/%.o: tests/unit/%.c $(HDRS) Makefile
 	$(Q)$(CC) $(CFLAGS_ALL) $(CRIT_CFLAGS) -Wno-missing-prototypes \
 		-Wno-declaration-after-statement -Irobot \
 		-c -o $@ $<
+
+$(B)/obj/tests/fuzz/%.o: tests/fuzz/%.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -c -o $@ $<
 
 $(B)/unit-tests: $(UNIT_OBJ) $(CORE_OBJ)
 	@echo "  LINK  $@"
@@ -120,7 +131,7 @@ check: deps
 	ROBOT_CHECK=1 ROBOT=$(CURDIR)/build-san/robot tests/e2e/run-all
 
 LINT_SRC := $(CORE_SRC) $(CLI_SRC) robot/cli/main.c $(UNIT_SRC) \
-	$(wildcard tests/bench/*.c tests/lib/*.c) $(HDRS)
+	$(wildcard tests/bench/*.c tests/lib/*.c tests/fuzz/*.c) $(HDRS)
 lint:
 	clang-format --dry-run --Werror $(LINT_SRC)
 	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
@@ -142,6 +153,33 @@ $(BENCH_BIN): $(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(HDRS) Makefile
 	@echo "  LINK  $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -o $@ $< $(CORE_OBJ) $(LDFLAGS) \
 		$(LDLIBS_ALL)
+
+# libFuzzer targets (tests/fuzz/fuzz-<name>.c, clang): the core built
+# once more into build-fuzz/ with ASan+UBSan and coverage, one binary per
+# target; tests/fuzz/run seeds each from tests/data and runs it for
+# FUZZ_SECONDS (default 60). Crashes land in build-fuzz/crashes/; the
+# fixed ones go to tests/data/fuzz/<name>/, which `make test` replays.
+FUZZ_NAMES := $(subst -,_,$(patsubst tests/fuzz/fuzz-%.c,%,\
+	$(filter-out tests/fuzz/fuzz-util.c,$(FUZZ_SRC))))
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory B=build-fuzz CC=clang \
+		OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		$(FUZZ_NAMES:%=build-fuzz/fuzz/%)
+	@tests/fuzz/run $(FUZZ_NAMES)
+
+deps-fuzz:
+	@scripts/install-deps fuzz
+
+build-fuzz/fuzz/%: tests/fuzz/libfuzzer.c $(FUZZ_SRC) $(CORE_OBJ) $(HDRS) \
+		Makefile
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -Irobot \
+		-DFUZZ_TARGET=fuzz_$* -o $@ tests/fuzz/libfuzzer.c \
+		tests/fuzz/fuzz-util.c tests/fuzz/fuzz-$(subst _,-,$*).c \
+		$(CORE_OBJ) $(LDFLAGS) $(LDLIBS_ALL)
 
 # The main job: a real kernel bisection. A Linux tree made once from
 # Debian's linux-source-6.1 with an injected do_mmap() slowdown
@@ -187,8 +225,8 @@ install: bin/robot
 	done; true
 
 clean:
-	rm -rf build build-san bin
+	rm -rf build build-san build-fuzz bin
 
 .PHONY: demo demo-quick all bin/robot test test-under-load run-tests unit check lint bench install clean deps \
-	deps-demo
+	deps-demo fuzz deps-fuzz
 .DELETE_ON_ERROR:

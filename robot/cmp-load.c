@@ -36,6 +36,15 @@ static int load_object(struct cmp_matrix *m, json_t *root, const char *src)
 		struct cmp_stat *st;
 		size_t i;
 
+		if (!rb_is_clean_text(key)) {
+			struct sbuf shown = SBUF_INIT;
+
+			sbuf_add_escaped(&shown, key);
+			rb_error("%s: stat name '%s' holds a control character",
+				 src, shown.buf);
+			sbuf_release(&shown);
+			return -1;
+		}
 		if (!strcmp(key, "stats_source")) {
 			m->has_sources = true;
 			m->sources = json_is_array(val) ? json_array_size(val) :

@@ -38,13 +38,37 @@ static int check_value(const struct schema_ctx *ctx, const struct ynode *n,
 	return bad_char(ctx, n, val, NULL);
 }
 
-/* Names: suite, testcase, kconfig, compiler, rootfs, tbox_group. */
+/* Names: suite, testcase. */
 static int check_word(const struct schema_ctx *ctx, const struct ynode *n,
 		      const char *val)
 {
 	if (!*val)
 		return ynode_error(ctx->file, n, "empty value");
 	return bad_char(ctx, n, val, NULL);
+}
+
+/*
+ * Names that become one component of the result path and of the
+ * workdir's build and artifact directories: kconfig (a file of a
+ * kconfigs/ folder), compiler, rootfs, tbox_group. No '/', not '.' or
+ * '..', so that no job can make the robot write outside its tree.
+ */
+static int check_component(const struct schema_ctx *ctx, const struct ynode *n,
+			   const char *val)
+{
+	if (check_word(ctx, n, val) < 0)
+		return -1;
+	if (strchr(val, '/'))
+		return ynode_error(ctx->file, n,
+				   "'%s' must be a name, not a path (it "
+				   "becomes a directory of the results)",
+				   val);
+	if (!strcmp(val, ".") || !strcmp(val, ".."))
+		return ynode_error(ctx->file, n,
+				   "'%s' cannot name a directory of the "
+				   "results",
+				   val);
+	return 0;
 }
 
 /* A git revision: also HEAD~2, v6.9^. */
@@ -74,13 +98,17 @@ static int check_test_name(const struct schema_ctx *ctx, const struct ynode *n,
 			   val);
 }
 
+/*
+ * The arithmetic stays in range: whole <= 10^6 and nr_cpu <= JOB_MAX_CPU
+ * make (whole * 1000 + milli) * nr_cpu at most about 6.6e13.
+ */
 long job_nr_threads(const char *text, long nr_cpu)
 {
 	const char *p = text;
 	long whole = 0, milli = 0;
 	int decimals = 0;
 
-	if (*p < '0' || *p > '9')
+	if (*p < '0' || *p > '9' || nr_cpu < 0 || nr_cpu > JOB_MAX_CPU)
 		return -1;
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (whole > 1000000)
@@ -120,6 +148,11 @@ static int check_nr_threads(const struct schema_ctx *ctx, const struct ynode *n,
 				   "nr_threads '%s' is not a count or a "
 				   "percentage of the CPUs (4 or 100%%)",
 				   val);
+	if (!strchr(val, '%') && job_nr_threads(val, 1) > JOB_MAX_THREADS)
+		return ynode_error(ctx->file, n,
+				   "nr_threads '%s' is more than %d, the most "
+				   "instances stress-ng runs",
+				   val, JOB_MAX_THREADS);
 	return 0;
 }
 
@@ -141,9 +174,11 @@ static int check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
 {
 	long v;
 
-	if (rb_parse_long(val, &v) < 0 || v < 1)
+	if (rb_parse_long(val, &v) < 0 || v < 1 || v > JOB_MAX_CPU)
 		return ynode_error(ctx->file, n,
-				   "nr_cpu '%s' is not a positive count", val);
+				   "nr_cpu '%s' is not a count of CPUs (1 to "
+				   "%d)",
+				   val, JOB_MAX_CPU);
 	return 0;
 }
 
@@ -155,6 +190,19 @@ static const char *const governors[] = {
 };
 
 #define JOB_OFF(f) offsetof(struct job, f)
+
+/*
+ * stress-ng's options that name a file or a path on the box (0.15's
+ * --help: job, log-file, temp-path, yaml, dev-file, fstat-dir,
+ * gpu-devnode, plugin-so; -j and -Y are not lowercase option names): the
+ * runner writes the run's YAML itself, and a job may not make stress-ng
+ * read or write anywhere else. lkp's jobs do not set them either (its
+ * run script adds --temp-path for swap by itself).
+ */
+static const char *const stressng_path_opts[] = {
+	"job",	     "log-file",    "temp-path", "yaml", "dev-file",
+	"fstat-dir", "gpu-devnode", "plugin-so", NULL,
+};
 
 /* stress-ng's declared options (lkp programs/stress-ng/run). */
 static const struct schema_row stressng_rows[] = {
@@ -218,22 +266,22 @@ const struct schema_row job_schema[] = {
 	{ .name = "kconfig",
 	  .type = SCH_STR,
 	  .off = JOB_OFF(kconfig),
-	  .check = check_word,
+	  .check = check_component,
 	  .flags = SCH_F_EXPAND },
 	{ .name = "compiler",
 	  .type = SCH_STR,
 	  .off = JOB_OFF(compiler),
-	  .check = check_word,
+	  .check = check_component,
 	  .flags = SCH_F_EXPAND },
 	{ .name = "rootfs",
 	  .type = SCH_STR,
 	  .off = JOB_OFF(rootfs),
-	  .check = check_word,
+	  .check = check_component,
 	  .flags = SCH_F_EXPAND },
 	{ .name = "tbox_group",
 	  .type = SCH_STR,
 	  .off = JOB_OFF(tbox_group),
-	  .check = check_word },
+	  .check = check_component },
 	{ .name = "commit",
 	  .type = SCH_STR,
 	  .off = JOB_OFF(commit),
@@ -260,6 +308,7 @@ const struct schema_row job_schema[] = {
 	  .off = JOB_OFF(payload),
 	  .off2 = JOB_OFF(opts),
 	  .check = check_value,
+	  .refused = stressng_path_opts,
 	  .sub = stressng_rows,
 	  .help = "the stress-ng payload and its options" },
 	{ .name = NULL },
@@ -563,9 +612,17 @@ static struct job *to_job(const char *file, struct ynode *tree, int doc)
 		j->origin = xstrdup(file);
 	if (!j->testtime_text)
 		j->testtime = 60;
-	if (j->nr_cpu > 0)
-		job_resolve(j, j->nr_cpu);
+	if (j->nr_cpu > 0 && job_resolve(j, j->nr_cpu) < 0)
+		goto fail;
 	compute_params(j);
+	/* a component of the result path: results/<testcase>/<path_params> */
+	if (!strcmp(j->path_params, ".") || !strcmp(j->path_params, "..")) {
+		ynode_error(file, tree,
+			    "the job's parameters make the path '%s', which "
+			    "cannot name a directory of the results",
+			    j->path_params);
+		goto fail;
+	}
 	return j;
 fail:
 	job_free(j);
@@ -594,15 +651,29 @@ static int add_axis(const char *file, struct axis **axes, size_t *nr,
 	return 0;
 }
 
+/* Put val (owned) where the axis's list is in the tree t. */
+static void axis_set(struct ynode *t, const struct axis *a, struct ynode *val)
+{
+	struct ynode *parent = t;
+	size_t at = a->top;
+
+	if (a->sub >= 0) {
+		parent = t->vals[a->top];
+		at = (size_t)a->sub;
+	}
+	ynode_map_replace(parent, at, val);
+}
+
 /*
  * The Cartesian product of the axes (lkp Job#each_job): in job order,
  * the first axis outermost.
  */
 static int expand(const char *file, const struct ynode *m, int doc,
-		  struct job_list *out)
+		  struct job_list *out, size_t *nodes_left)
 {
 	struct axis *axes = NULL;
-	size_t nr = 0, alloc = 0, i, total = 1, *idx = NULL;
+	size_t nr = 0, alloc = 0, i, total = 1, *idx = NULL, nodes;
+	struct ynode *tmpl = NULL;
 	int ret = -1;
 
 	for (i = 0; i < m->nr; i++) {
@@ -632,7 +703,7 @@ static int expand(const char *file, const struct ynode *m, int doc,
 	}
 	for (i = 0; i < nr; i++) {
 		total *= axes[i].seq->nr;
-		if (total > JOB_MAX_ATOMIC) {
+		if (out->nr + total > JOB_MAX_ATOMIC) {
 			ynode_error(file, m,
 				    "the job expands to more than %d atomic "
 				    "jobs",
@@ -640,23 +711,32 @@ static int expand(const char *file, const struct ynode *m, int doc,
 			goto out;
 		}
 	}
+	/*
+	 * Each atomic job is a copy of a template, the tree with every axis
+	 * list left out, and keeps it (plus its unknown keys, at most as
+	 * many again): refuse before copying any.
+	 */
+	tmpl = ynode_copy(m);
+	for (i = 0; i < nr; i++)
+		axis_set(tmpl, &axes[i], ynode_new_scalar("", 0, 0));
+	nodes = ynode_count(tmpl);
+	if (total * 2 * nodes > *nodes_left) {
+		ynode_error(file, m,
+			    "the job is too large: %zu atomic jobs of %zu "
+			    "YAML nodes each (at most %d nodes in all); make "
+			    "the matrix or the job's lists smaller",
+			    total, nodes, JOB_MAX_NODES / 2);
+		goto out;
+	}
+	*nodes_left -= total * 2 * nodes;
 	idx = xcalloc(nr + 1, sizeof(*idx));
 	for (;;) {
-		struct ynode *t = ynode_copy(m);
+		struct ynode *t = ynode_copy(tmpl);
 		struct job *j;
 
-		for (i = 0; i < nr; i++) {
-			struct ynode *parent = t;
-			size_t at = axes[i].top;
-
-			if (axes[i].sub >= 0) {
-				parent = t->vals[axes[i].top];
-				at = (size_t)axes[i].sub;
-			}
-			ynode_map_replace(
-				parent, at,
-				ynode_copy(axes[i].seq->vals[idx[i]]));
-		}
+		for (i = 0; i < nr; i++)
+			axis_set(t, &axes[i],
+				 ynode_copy(axes[i].seq->vals[idx[i]]));
 		j = to_job(file, t, doc);
 		if (!j)
 			goto out;
@@ -672,6 +752,7 @@ static int expand(const char *file, const struct ynode *m, int doc,
 	}
 	ret = 0;
 out:
+	ynode_free(tmpl);
 	free(idx);
 	free(axes);
 	return ret;
@@ -683,7 +764,7 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 	struct ystream st;
 	struct job_list tmp = JOB_LIST_INIT;
 	const struct ynode *first = NULL;
-	size_t i, nr_docs = 0, first_at = 0;
+	size_t i, nr_docs = 0, first_at = 0, nodes_left = JOB_MAX_NODES;
 	int ret = -1;
 
 	if (ytree_parse(&st, file, text, len) < 0)
@@ -717,7 +798,8 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 	 * common part of the later ones.
 	 */
 	if (nr_docs == 1 || has_payload(first)) {
-		if (expand(file, first, (int)first_at + 1, &tmp) < 0)
+		if (expand(file, first, (int)first_at + 1, &tmp,
+			   &nodes_left) < 0)
 			goto out;
 	}
 	for (i = 0; i < st.nr; i++) {
@@ -728,7 +810,7 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 		if (d == first || (d->kind == YNODE_SCALAR && d->is_null))
 			continue;
 		m = merge(first, d);
-		r = expand(file, m, (int)i + 1, &tmp);
+		r = expand(file, m, (int)i + 1, &tmp, &nodes_left);
 		ynode_free(m);
 		if (r < 0)
 			goto out;
@@ -749,7 +831,7 @@ int job_load_file(struct job_list *out, const char *path)
 	size_t len;
 	int r;
 
-	if (rb_read_file(path, &buf, &len) < 0)
+	if (rb_read_file_max(path, JOB_FILE_MAX, &buf, &len) < 0)
 		return -1;
 	r = job_load_string(out, path, buf, len);
 	free(buf);
@@ -763,11 +845,25 @@ int job_resolve(struct job *j, long nr_cpu)
 	if (nr_cpu < 1)
 		return rb_error("cannot resolve nr_threads against %ld cpus",
 				nr_cpu);
+	if (nr_cpu > JOB_MAX_CPU)
+		return rb_error("cannot resolve nr_threads against %ld cpus "
+				"(more than %d)",
+				nr_cpu, JOB_MAX_CPU);
 	if (j->nr_threads_text) {
+		const struct ynode *at = ynode_map_get(j->tree, "nr_threads");
+
 		n = job_nr_threads(j->nr_threads_text, nr_cpu);
 		if (n < 0)
-			return rb_error("nr_threads '%s' is malformed",
-					j->nr_threads_text);
+			return ynode_error(j->file, at,
+					   "nr_threads '%s' is malformed",
+					   j->nr_threads_text);
+		if (n > JOB_MAX_THREADS)
+			return ynode_error(j->file, at,
+					   "nr_threads '%s' of %ld cpus is "
+					   "%ld, more than %d, the most "
+					   "instances stress-ng runs",
+					   j->nr_threads_text, nr_cpu, n,
+					   JOB_MAX_THREADS);
 	}
 	j->nr_cpu = nr_cpu;
 	j->nr_threads = n;

@@ -27,8 +27,20 @@ struct svec;
  * Pure: only job_load_file reads a file; nothing here prints.
  */
 
-/* The longest matrix a job file may expand to. */
+/* The longest matrix a job file may expand to (all its documents). */
 #define JOB_MAX_ATOMIC 10000
+/*
+ * Each atomic job keeps its own copy of the tree (to write job.yaml
+ * back): atomic jobs x YAML nodes of each may not exceed this, so that a
+ * large unknown key times a large matrix is refused at once instead of
+ * eating the memory.
+ */
+#define JOB_MAX_NODES 2000000
+/* The largest job file read (lkp's are a few hundred bytes). */
+#define JOB_FILE_MAX (4u << 20)
+/* CPUs a host may have, and stress-ng's most instances of a stressor. */
+#define JOB_MAX_CPU 65536
+#define JOB_MAX_THREADS 4096
 
 struct job {
 	/* the file this atomic job was loaded from */

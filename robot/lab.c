@@ -3,17 +3,23 @@
  * The lab file, read through one schema table.
  */
 #include "robot.h"
+#include "job.h"
 #include "lab.h"
 #include "sbuf.h"
 
-static int check_positive(const struct schema_ctx *ctx, const struct ynode *n,
-			  const char *val)
+/* The largest lab file read. */
+#define LAB_FILE_MAX (4u << 20)
+
+static int check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
+			const char *val)
 {
 	long v;
 
-	if (rb_parse_long(val, &v) < 0 || v < 1)
-		return ynode_error(ctx->file, n, "'%s' is not a positive count",
-				   val);
+	if (rb_parse_long(val, &v) < 0 || v < 1 || v > JOB_MAX_CPU)
+		return ynode_error(ctx->file, n,
+				   "nr_cpu '%s' is not a count of CPUs (1 to "
+				   "%d)",
+				   val, JOB_MAX_CPU);
 	return 0;
 }
 
@@ -245,7 +251,7 @@ static const struct schema_row host_rows[] = {
 	{ .name = "nr_cpu",
 	  .type = SCH_LONG,
 	  .off = HOST_OFF(nr_cpu),
-	  .check = check_positive },
+	  .check = check_nr_cpu },
 	{ .name = "machine",
 	  .type = SCH_STR,
 	  .off = HOST_OFF(machine),
@@ -624,7 +630,7 @@ int lab_load(struct lab *lab, const char *path)
 	int r;
 
 	memset(lab, 0, sizeof(*lab));
-	if (rb_read_file(path, &buf, &len) < 0)
+	if (rb_read_file_max(path, LAB_FILE_MAX, &buf, &len) < 0)
 		return -1;
 	abs = rb_realpath(path);
 	if (!abs) {

@@ -3,11 +3,36 @@
  * The stress-ng payload: its output, read the way lkp-tests reads it.
  */
 #include <ctype.h>
+#include <math.h>
 #include <yaml.h>
 
 #include "robot.h"
 #include "payload.h"
 #include "sbuf.h"
+#include "svec.h"
+
+/*
+ * Every stat goes in through here: a name outside lkp's character set
+ * (the output can carry anything, escape sequences included) or a value
+ * that is not finite is left out and described in dropped.
+ */
+static void put(struct statset *out, struct svec *dropped, const char *name,
+		double v)
+{
+	struct sbuf sb = SBUF_INIT;
+
+	if (stat_name_ok(name) && isfinite(v)) {
+		statset_set(out, name, v);
+		return;
+	}
+	if (!dropped)
+		return;
+	sbuf_addch(&sb, '\'');
+	sbuf_add_escaped(&sb, name);
+	sbuf_addf(&sb, "' = %g", v);
+	svec_push(dropped, sb.buf);
+	sbuf_release(&sb);
+}
 
 char *stressng_normalize(const char *words)
 {
@@ -36,44 +61,45 @@ char *stressng_normalize(const char *words)
  * loaded machine (the time spent waiting for a CPU does not count), so it
  * is the metric to bisect on shared boxes. usr_sys < 0: not known.
  */
-static void add_main(struct statset *out, const char *stressor, double ops,
-		     double ops_per_sec, double usr_sys)
+static void add_main(struct statset *out, struct svec *dropped,
+		     const char *stressor, double ops, double ops_per_sec,
+		     double usr_sys)
 {
 	char *n;
 
 	if (ops == 0) {
 		n = xstrfmt("%s.fail", stressor);
-		statset_set(out, n, 1);
+		put(out, dropped, n, 1);
 		free(n);
 		return;
 	}
 	n = xstrfmt("%s.pass", stressor);
-	statset_set(out, n, 1);
+	put(out, dropped, n, 1);
 	free(n);
 	n = xstrfmt("%s.ops", stressor);
-	statset_set(out, n, ops);
+	put(out, dropped, n, ops);
 	free(n);
 	n = xstrfmt("%s.ops_per_sec", stressor);
-	statset_set(out, n, ops_per_sec);
+	put(out, dropped, n, ops_per_sec);
 	free(n);
 	if (usr_sys >= 0) {
 		n = xstrfmt("%s.usr_sys_ops_per_sec", stressor);
-		statset_set(out, n, usr_sys);
+		put(out, dropped, n, usr_sys);
 		free(n);
 	}
 }
 
-static void add_extra(struct statset *out, const char *stressor,
-		      const char *unit, double v)
+static void add_extra(struct statset *out, struct svec *dropped,
+		      const char *stressor, const char *unit, double v)
 {
 	char *n;
 
 	if (v == 0) {
 		n = xstrfmt("%s.%s.fail", stressor, unit);
-		statset_set(out, n, 1);
+		put(out, dropped, n, 1);
 	} else {
 		n = xstrfmt("%s.%s", stressor, unit);
-		statset_set(out, n, v);
+		put(out, dropped, n, v);
 	}
 	free(n);
 }
@@ -117,15 +143,16 @@ static void yrow_release(struct yrow *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void yrow_flush(struct yrow *r, struct statset *out, int *rows)
+static void yrow_flush(struct yrow *r, struct statset *out,
+		       struct svec *dropped, int *rows)
 {
 	size_t i;
 
 	if (r->stressor && r->has_ops && r->has_rate) {
-		add_main(out, r->stressor, r->ops, r->ops_per_sec,
+		add_main(out, dropped, r->stressor, r->ops, r->ops_per_sec,
 			 r->has_usr_sys ? r->usr_sys : -1);
 		for (i = 0; i < r->extra.nr; i++)
-			add_extra(out, r->stressor, r->extra.v[i].name,
+			add_extra(out, dropped, r->stressor, r->extra.v[i].name,
 				  r->extra.v[i].value);
 		(*rows)++;
 	}
@@ -167,7 +194,8 @@ static void yrow_set(struct yrow *r, const char *k, const char *v)
  * A small state machine over libyaml events: depth 1 is the top mapping,
  * `metrics:` holds a sequence of flat mappings, one per stressor.
  */
-int stressng_parse_yaml(const char *buf, size_t len, struct statset *out)
+int stressng_parse_yaml(const char *buf, size_t len, struct statset *out,
+			struct svec *dropped)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -204,7 +232,7 @@ int stressng_parse_yaml(const char *buf, size_t len, struct statset *out)
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
 			if (in_metrics && depth == 3)
-				yrow_flush(&row, out, &rows);
+				yrow_flush(&row, out, dropped, &rows);
 			if (depth == 2)
 				in_metrics = false;
 			depth--;
@@ -282,7 +310,7 @@ static bool all_numbers(char **f, int from, int to)
  * "stress-ng: metrc: [pid] <stressor> <value> <unit words> (<mean ...>)"
  * with the parenthesised suffix dropped before normalising.
  */
-static void parse_extra(char *rest, struct statset *out)
+static void parse_extra(char *rest, struct statset *out, struct svec *dropped)
 {
 	char *f[3], *paren, *unit;
 	double v;
@@ -301,11 +329,12 @@ static void parse_extra(char *rest, struct statset *out)
 		*paren = '\0';
 	unit = stressng_normalize(unit);
 	if (*unit)
-		add_extra(out, f[0], unit, v);
+		add_extra(out, dropped, f[0], unit, v);
 	free(unit);
 }
 
-int stressng_parse_text(const char *buf, struct statset *out)
+int stressng_parse_text(const char *buf, struct statset *out,
+			struct svec *dropped)
 {
 	char *copy = xstrdup(buf), *save = NULL, *line;
 	bool in_table = false;
@@ -341,7 +370,8 @@ int stressng_parse_text(const char *buf, struct statset *out)
 
 			n = split(probe, f, 16);
 			if ((n == 10 || n == 12) && all_numbers(f, 4, n)) {
-				add_main(out, f[3], strtod(f[4], NULL),
+				add_main(out, dropped, f[3],
+					 strtod(f[4], NULL),
 					 strtod(f[8], NULL),
 					 strtod(f[9], NULL));
 				rows++;
@@ -350,7 +380,7 @@ int stressng_parse_text(const char *buf, struct statset *out)
 			}
 			free(probe);
 		}
-		parse_extra(body, out);
+		parse_extra(body, out, dropped);
 	}
 	free(copy);
 	return rows;
@@ -395,7 +425,7 @@ static int parse_elapsed(const char *s, double *out)
 	return 0;
 }
 
-int time_v_parse(const char *buf, struct statset *out)
+int time_v_parse(const char *buf, struct statset *out, struct svec *dropped)
 {
 	static const struct {
 		const char *label, *stat;
@@ -443,11 +473,11 @@ int time_v_parse(const char *buf, struct statset *out)
 			if (i == 3) {
 				if (parse_elapsed(colon + 1, &v) < 0)
 					break;
-				statset_set(out, map[i].stat, v);
-				statset_set(out, "time.elapsed_time.max", v);
+				put(out, dropped, map[i].stat, v);
+				put(out, dropped, "time.elapsed_time.max", v);
 			} else {
 				v = strtod(colon + 1, NULL);
-				statset_set(out, map[i].stat, v);
+				put(out, dropped, map[i].stat, v);
 			}
 			found++;
 			break;

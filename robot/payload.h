@@ -6,6 +6,8 @@
 
 #include "result.h"
 
+struct svec;
+
 /*
  * stress-ng output parsing, into lkp stat names (reference/lkp-tests.md
  * §2.4). All names are relative to the program: "mmap.ops_per_sec",
@@ -29,11 +31,16 @@
  *                      context switches, minor/major page faults, ...).
  *
  * Each returns the number of stressor rows found (>= 0) or -1 with a
- * message when the input is not what stress-ng writes.
+ * message when the input is not what stress-ng writes. A stat whose name
+ * is not in lkp's set (stat_name_ok: the output can carry escape
+ * sequences) or whose value is not finite (nan, inf) is left out and
+ * described, one string each, in dropped (NULL: not told).
  */
-int stressng_parse_yaml(const char *buf, size_t len, struct statset *out);
-int stressng_parse_text(const char *buf, struct statset *out);
-int time_v_parse(const char *buf, struct statset *out);
+int stressng_parse_yaml(const char *buf, size_t len, struct statset *out,
+			struct svec *dropped);
+int stressng_parse_text(const char *buf, struct statset *out,
+			struct svec *dropped);
+int time_v_parse(const char *buf, struct statset *out, struct svec *dropped);
 
 /* lkp's LKP::Stats.normalize for metric unit words. */
 char *stressng_normalize(const char *words);

@@ -439,22 +439,19 @@ static int make_key(const struct ctx *c, struct rb_report_doc *d, json_t *root)
 	return 0;
 }
 
-int rb_report_doc_load(struct rb_report_doc *d, const char *path)
+static int doc_read(struct rb_report_doc *d, const char *path, json_t *root,
+		    const json_error_t *err)
 {
 	struct ctx c = { path };
-	json_error_t err;
-	json_t *root, *v;
+	json_t *v;
 	const char *k;
 	size_t i;
 
-	memset(d, 0, sizeof(*d));
-	d->r.confidence = -1;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
 	if (!root) {
-		if (err.line > 0)
-			return rb_error("%s:%d:%d: %s", path, err.line,
-					err.column, err.text);
-		return rb_error("%s: %s", path, err.text);
+		if (err->line > 0)
+			return rb_error("%s:%d:%d: %s", path, err->line,
+					err->column, err->text);
+		return rb_error("%s: %s", path, err->text);
 	}
 	d->json = root;
 	if (!json_is_object(root))
@@ -474,6 +471,29 @@ int rb_report_doc_load(struct rb_report_doc *d, const char *path)
 		}
 	}
 	return make_key(&c, d, root);
+}
+
+int rb_report_doc_load(struct rb_report_doc *d, const char *path)
+{
+	json_error_t err;
+
+	memset(d, 0, sizeof(*d));
+	d->r.confidence = -1;
+	return doc_read(d, path,
+			json_load_file(path, JSON_REJECT_DUPLICATES, &err),
+			&err);
+}
+
+int rb_report_doc_parse(struct rb_report_doc *d, const char *source,
+			const char *text, size_t len)
+{
+	json_error_t err;
+
+	memset(d, 0, sizeof(*d));
+	d->r.confidence = -1;
+	return doc_read(d, source,
+			json_loadb(text, len, JSON_REJECT_DUPLICATES, &err),
+			&err);
 }
 
 void rb_report_doc_release(struct rb_report_doc *d)

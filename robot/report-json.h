@@ -36,6 +36,9 @@ struct rb_report_doc {
  * doc is released with rb_report_doc_release() either way.
  */
 int rb_report_doc_load(struct rb_report_doc *doc, const char *path);
+/* The same from len bytes of JSON text; source names it in errors. */
+int rb_report_doc_parse(struct rb_report_doc *doc, const char *source,
+			const char *text, size_t len);
 void rb_report_doc_release(struct rb_report_doc *doc);
 
 #endif

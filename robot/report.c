@@ -296,7 +296,7 @@ static bool word_needs_encoding(const char *w, size_t n)
 {
 	size_t i;
 
-	if (n > 900)
+	if (n > RB_MAIL_WORD_MAX)
 		return true;
 	for (i = 0; i < n; i++) {
 		if ((unsigned char)w[i] >= 0x80)
@@ -341,11 +341,29 @@ static void tokens_text(struct tokens *t, const char *clean)
 		encode_words(t, run, (size_t)(run_end - run));
 }
 
+/* The longest run of characters without a space in s. */
+static size_t longest_word(const char *s)
+{
+	size_t best = 0, n;
+
+	while (*s) {
+		n = strcspn(s, " ");
+		if (n > best)
+			best = n;
+		s += n;
+		s += strspn(s, " ");
+	}
+	return best;
+}
+
 /*
  * A display name as a phrase: plain atoms when it has only atext and
  * spaces, a quoted-string when it has specials ("Paul E . McKenney"),
  * encoded-words when it is not ASCII (an encoded-word cannot sit inside
- * a quoted-string).
+ * a quoted-string) or has a word too long to fit a line. A quoted-string
+ * goes as one token per word: folding white space inside a
+ * quoted-string unfolds to the space it replaced (RFC 5322 §3.2.4), so a
+ * long name folds like any other text.
  */
 static void tokens_phrase(struct tokens *t, const char *clean)
 {
@@ -360,7 +378,7 @@ static void tokens_phrase(struct tokens *t, const char *clean)
 	}
 	if (strstr(clean, "=?"))
 		atoms = false;
-	if (!ascii) {
+	if (!ascii || (!atoms && longest_word(clean) > RB_MAIL_WORD_MAX)) {
 		encode_words(t, clean, strlen(clean));
 	} else if (atoms) {
 		tokens_text(t, clean);
@@ -369,12 +387,17 @@ static void tokens_phrase(struct tokens *t, const char *clean)
 
 		sbuf_addch(&q, '"');
 		for (p = clean; *p; p++) {
+			if (*p == ' ') {
+				svec_push_nodup(&t->v, sbuf_detach(&q));
+				continue;
+			}
 			if (*p == '"' || *p == '\\')
 				sbuf_addch(&q, '\\');
 			sbuf_addch(&q, *p);
 		}
 		sbuf_addch(&q, '"');
 		svec_push_nodup(&t->v, sbuf_detach(&q));
+		sbuf_release(&q);
 	}
 }
 
@@ -487,6 +510,10 @@ static void civil_from_days(int64_t z, struct civil *c)
 	c->year = yoe + era * 400 + (c->month <= 2);
 }
 
+/* 1900-01-01 and 10000-01-01 00:00 UTC: the years a Date: can carry */
+#define DATE_MIN (-2208988800LL)
+#define DATE_END 253402300800LL
+
 static int to_civil(int64_t when, int tz_minutes, struct civil *c)
 {
 	int64_t local, days, secs;
@@ -494,6 +521,9 @@ static int to_civil(int64_t when, int tz_minutes, struct civil *c)
 	if (tz_minutes < -1439 || tz_minutes > 1439)
 		return rb_error("invalid time zone offset %d minutes",
 				tz_minutes);
+	/* checked before the sum, which could overflow */
+	if (when < DATE_MIN + 86400 || when >= DATE_END - 86400)
+		return rb_error("date %lld is out of range", (long long)when);
 	local = when + (int64_t)tz_minutes * 60;
 	days = local / 86400;
 	secs = local % 86400;
@@ -1490,8 +1520,10 @@ static int env_header(void *vctx, const char *name, const char *value,
 	if (!strcasecmp(name, "From") && !ctx->env->from) {
 		struct svec from = SVEC_INIT;
 
-		if (rb_mail_parse_addresses(&from, value) < 0)
+		if (rb_mail_parse_addresses(&from, value) < 0) {
+			svec_clear(&from);
 			goto bad;
+		}
 		if (from.nr)
 			ctx->env->from = xstrdup(from.v[0]);
 		svec_clear(&from);

@@ -34,6 +34,8 @@
 #define RB_MAIL_LINE_MAX 998 /* octets per line without CRLF, RFC 5322 */
 #define RB_MAIL_FOLD_COLS 78 /* where headers fold */
 #define RB_MAIL_ADDR_MAX 254 /* octets of an addr-spec, RFC 5321 */
+/* the longest word a header carries as it is (lines stay under 998) */
+#define RB_MAIL_WORD_MAX 900
 
 /* One mailbox: name may be NULL or "" (the bare address is written). */
 struct rb_mail_addr {

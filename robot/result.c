@@ -27,6 +27,15 @@ static struct stat_entry *find(const struct statset *s, const char *name)
 	return NULL;
 }
 
+bool stat_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"0123456789._-+%/:=@#()[]");
+
+	return n > 0 && n <= 255 && !name[n] && name[0] != '.';
+}
+
 void statset_set(struct statset *s, const char *name, double value)
 {
 	struct stat_entry *e = find(s, name);

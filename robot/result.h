@@ -2,6 +2,7 @@
 #ifndef ROBOT_RESULT_H
 #define ROBOT_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -30,6 +31,15 @@ struct statset {
 	{            \
 		0    \
 	}
+
+/*
+ * Whether name can be a stat: 1 to 255 characters of lkp's set (letters,
+ * digits and ._-+%/:=@#()[], as in "meminfo.Active(anon)"), not starting
+ * with '.'. Names from a payload's
+ * output that are not are dropped, so that no control character or
+ * escape sequence reaches a terminal, the store or a mail.
+ */
+bool stat_name_ok(const char *name);
 
 void statset_release(struct statset *s);
 /* Set (or replace) a stat. */

@@ -116,9 +116,10 @@ static char *exe_dir(void)
 }
 
 /*
- * A kconfig named by the job: a path as given, or a name looked up in
- * <lab dir>/kconfigs, then in the robot's own kconfigs/ (a checkout has it
- * beside bin/ and build/, an installation under share/robot).
+ * A kconfig named by the job (a name, never a path: job.c checks it):
+ * looked up in <lab dir>/kconfigs, then in the robot's own kconfigs/ (a
+ * checkout has it beside bin/ and build/, an installation under
+ * share/robot).
  */
 static char *find_kconfig(const struct lab *lab, const char *name)
 {
@@ -127,16 +128,6 @@ static char *find_kconfig(const struct lab *lab, const char *name)
 			      "../share/robot/kconfigs" };
 	size_t i;
 
-	if (strchr(name, '/')) {
-		p = rb_path_join(lab->dir, name);
-		if (rb_file_exists(p)) {
-			free(dir);
-			return p;
-		}
-		free(p);
-		free(dir);
-		return NULL;
-	}
 	p = xstrfmt("%s/kconfigs/%s", lab->dir, name);
 	if (rb_file_exists(p)) {
 		free(dir);
@@ -174,11 +165,12 @@ int runner_init(struct runner *r, const struct lab *lab, struct store *st,
 	r->kconfig = xstrdup(dflt(job->kconfig, "none"));
 	r->compiler = xstrdup(dflt(job->compiler, "gcc"));
 	r->rootfs = xstrdup(dflt(job->rootfs, "default"));
-	if (check_component("kconfig", r->kconfig) < 0 &&
-	    !strchr(job->kconfig, '/'))
-		goto out;
-	if (check_component("compiler", r->compiler) < 0 ||
-	    check_component("rootfs", r->rootfs) < 0)
+	/* job.c refuses these already; a path is too important to trust */
+	if (check_component("kconfig", r->kconfig) < 0 ||
+	    check_component("compiler", r->compiler) < 0 ||
+	    check_component("rootfs", r->rootfs) < 0 ||
+	    check_component("testcase", job->testcase) < 0 ||
+	    check_component("job parameters", job->path_params) < 0)
 		goto out;
 	if (job->kconfig && *job->kconfig) {
 		r->kconfig_path = find_kconfig(lab, job->kconfig);
@@ -188,13 +180,6 @@ int runner_init(struct runner *r, const struct lab *lab, struct store *st,
 				"and the robot's kconfigs/)",
 				job->kconfig, lab->dir);
 			goto out;
-		}
-		/* the name in result paths is the file's name */
-		p = strrchr(r->kconfig, '/');
-		if (p) {
-			p = xstrdup(p + 1);
-			free(r->kconfig);
-			r->kconfig = p;
 		}
 	} else {
 		r->kconfig_path = xstrdup("");
@@ -699,12 +684,22 @@ static int fetch_one(struct transport *t, const char *rdir, const char *ldir,
 	return ret;
 }
 
+/*
+ * A file the run left, or NULL. A runaway payload can write gigabytes:
+ * what is larger than RUN_FILE_MAX is not read (a warning says so), and
+ * the run has no stats from it.
+ */
+#define RUN_FILE_MAX (32u << 20)
+
 static char *read_opt(const char *dir, const char *name)
 {
 	char *p = xstrfmt("%s/%s", dir, name), *buf = NULL;
 
-	if (rb_file_exists(p) && rb_read_file(p, &buf, NULL) < 0)
+	if (rb_file_exists(p) && rb_read_file_max(p, RUN_FILE_MAX, &buf,
+						  NULL) < 0) {
+		rb_warn("%s", rb_errmsg());
 		buf = NULL;
+	}
 	free(p);
 	return buf;
 }
@@ -717,6 +712,7 @@ static int parse_run(const char *ldir, const char *payload,
 		     struct statset *stats)
 {
 	struct statset raw = STATSET_INIT;
+	struct svec dropped = SVEC_INIT;
 	char *yaml = read_opt(ldir, "stress-ng.yaml");
 	char *err = read_opt(ldir, "stress-ng.stderr");
 	char *mon = read_opt(ldir, "monitor");
@@ -724,15 +720,22 @@ static int parse_run(const char *ldir, const char *payload,
 	int rows = 0;
 
 	if (yaml)
-		rows = stressng_parse_yaml(yaml, strlen(yaml), &raw);
+		rows = stressng_parse_yaml(yaml, strlen(yaml), &raw, &dropped);
 	if (rows <= 0 && err) {
 		statset_release(&raw);
-		rows = stressng_parse_text(err, &raw);
+		svec_clear(&dropped);
+		rows = stressng_parse_text(err, &raw, &dropped);
 	}
 	if (rows < 0)
 		rows = 0;
 	if (err)
-		time_v_parse(err, &raw);
+		time_v_parse(err, &raw, &dropped);
+	if (dropped.nr)
+		rb_warn("run '%s': %zu stats left out (a name outside lkp's "
+			"characters or a value that is not finite), the first "
+			"%s",
+			ldir, dropped.nr, dropped.v[0]);
+	svec_clear(&dropped);
 	statset_merge(stats, &raw, prefix);
 	if (mon) {
 		struct mon_series s;

@@ -121,6 +121,25 @@ int sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 	return r;
 }
 
+int sbuf_add_escaped(struct sbuf *sb, const char *s)
+{
+	int r = 0;
+
+	for (; *s && !r; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			r = sbuf_addstr(sb, "\\n");
+		else if (c == '\t')
+			r = sbuf_addstr(sb, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			r = sbuf_addf(sb, "\\x%02x", c);
+		else
+			r = sbuf_addch(sb, (char)c);
+	}
+	return r;
+}
+
 int sbuf_add_shell_quoted(struct sbuf *sb, const char *s)
 {
 	if (sbuf_addch(sb, '\'') < 0)

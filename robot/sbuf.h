@@ -53,6 +53,11 @@ int sbuf_add_shell_quoted(struct sbuf *sb, const char *s);
 /* Append s as one shell word: as it is when it is made only of characters
  * no shell treats specially, else quoted. */
 int sbuf_add_shell_word(struct sbuf *sb, const char *s);
+/*
+ * Append s as one line a terminal shows as it is: LF and TAB as \n and
+ * \t, other control characters (ESC, CR, DEL) as \xNN.
+ */
+int sbuf_add_escaped(struct sbuf *sb, const char *s);
 /* Remove trailing whitespace. */
 void sbuf_rtrim(struct sbuf *sb);
 /* Shorten to len (len <= sb->len). */

@@ -171,6 +171,16 @@ static int want_scalar(const struct schema_ctx *ctx, const struct ynode *v,
 			   name, ynode_kind_name(v->kind));
 }
 
+static bool in_list(const char *const *list, const char *s)
+{
+	size_t i;
+
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
 static int check_allowed(const struct schema_ctx *ctx,
 			 const struct schema_row *row, const struct ynode *v,
 			 const char *name, const char *val)
@@ -315,6 +325,12 @@ static int parse_payload(const struct schema_ctx *ctx,
 			return ynode_error(ctx->file, k,
 					   "option name '%s' of '%s' %s",
 					   k->str, row->name, problem);
+		if (row->refused && in_list(row->refused, k->str))
+			return ynode_error(ctx->file, k,
+					   "option '%s' of '%s' names a file or "
+					   "a directory on the box: the robot "
+					   "chooses where a run's files go",
+					   k->str, row->name);
 		if (row->check && row->check(ctx, val, val->str) < 0)
 			return -1;
 		kvlist_push(opts, k->str, val->str, false);

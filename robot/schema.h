@@ -82,6 +82,11 @@ struct schema_row {
 	const char *def;
 	/* NULL-terminated list of the only values accepted */
 	const char *const *allowed;
+	/*
+	 * SCH_PAYLOAD: NULL-terminated list of pass-through option names
+	 * refused (those that name files or paths on the box)
+	 */
+	const char *const *refused;
 	/* extra check of a scalar value: 0, or -1 with the error set */
 	int (*check)(const struct schema_ctx *ctx, const struct ynode *n,
 		     const char *val);

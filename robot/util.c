@@ -3,6 +3,7 @@
  * Error slot, allocation wrappers, small string and file helpers.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -239,10 +240,51 @@ int rb_parse_double(const char *s, double *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end)
+	/* nan and inf are not numbers any input of ours may hold */
+	if (errno || *end || !isfinite(v))
 		return -1;
 	*out = v;
 	return 0;
+}
+
+bool rb_is_clean_text(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned c = *p, cp, n, i;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == 0x7f)
+				return false;
+			p++;
+			continue;
+		}
+		if ((c & 0xe0) == 0xc0) {
+			n = 2;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 3;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 4;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		for (i = 1; i < n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF, C1 */
+		if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+		    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+			return false;
+		p += n;
+	}
+	return true;
 }
 
 bool rb_is_sha1_hex(const char *s)
@@ -258,6 +300,11 @@ bool rb_is_sha1_hex(const char *s)
 
 int rb_read_file(const char *path, char **buf, size_t *len)
 {
+	return rb_read_file_max(path, SIZE_MAX, buf, len);
+}
+
+int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len)
+{
 	FILE *f = fopen(path, "rb");
 	char *p = NULL;
 	size_t alloc = 0, n = 0;
@@ -272,6 +319,12 @@ int rb_read_file(const char *path, char **buf, size_t *len)
 		n += got;
 		if (got == 0)
 			break;
+		if (n > max) {
+			fclose(f);
+			free(p);
+			return rb_error("'%s' is larger than %zu MiB", path,
+					max >> 20);
+		}
 	}
 	if (ferror(f)) {
 		int e = errno;

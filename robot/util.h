@@ -64,12 +64,19 @@ bool rb_ends_with(const char *s, const char *suffix);
 /* Parse a whole string as a base-10 integer / double; 0 or -1. */
 int rb_parse_long(const char *s, long *out);
 int rb_parse_double(const char *s, double *out);
+/*
+ * Whether s is text a terminal shows as it is: valid UTF-8 without
+ * control characters (C0, DEL, C1: no escape sequence, no line end).
+ */
+bool rb_is_clean_text(const char *s);
 /* true when s is 40 lowercase hex digits */
 bool rb_is_sha1_hex(const char *s);
 
 /* Files. */
 /* Read a whole file; NUL-terminated; *len excludes the NUL. 0 or -1. */
 int rb_read_file(const char *path, char **buf, size_t *len);
+/* The same, refusing ("'PATH' is larger than N MiB") files over max bytes. */
+int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len);
 /* Write atomically: PATH.lock, fsync, rename (git's lockfile). 0 or -1. */
 int rb_write_file_atomic(const char *path, const void *buf, size_t len);
 /* mkdir -p with mode 0755; 0 or -1. */

@@ -12,8 +12,6 @@
 /* An alias bomb (a: &a [*a, *a] ...) must not eat the machine. */
 #define YTREE_MAX_NODES 200000
 
-static void one_line(struct sbuf *out, const char *s);
-
 int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 {
 	struct sbuf sb = SBUF_INIT, msg = SBUF_INIT;
@@ -26,28 +24,11 @@ int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	sbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	one_line(&sb, msg.buf);
+	sbuf_add_escaped(&sb, msg.buf);
 	rb_error("%s", sb.buf);
 	sbuf_release(&sb);
 	sbuf_release(&msg);
 	return -1;
-}
-
-/* An error is one line: control characters of quoted values escaped. */
-static void one_line(struct sbuf *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\n')
-			sbuf_addstr(out, "\\n");
-		else if (c == '\t')
-			sbuf_addstr(out, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			sbuf_addf(out, "\\x%02x", c);
-		else
-			sbuf_addch(out, (char)c);
-	}
 }
 
 const char *ynode_kind_name(enum ynode_kind kind)
@@ -132,7 +113,7 @@ struct ynode *ynode_copy(const struct ynode *n)
 	return copy_counted(n, &count);
 }
 
-static size_t ynode_count(const struct ynode *n)
+size_t ynode_count(const struct ynode *n)
 {
 	size_t i, c = 1;
 

@@ -70,6 +70,8 @@ struct ynode *ynode_new(enum ynode_kind kind, int line, int col);
 struct ynode *ynode_new_scalar(const char *s, int line, int col);
 void ynode_free(struct ynode *n);
 struct ynode *ynode_copy(const struct ynode *n);
+/* The nodes of a subtree, mapping keys included. */
+size_t ynode_count(const struct ynode *n);
 /* "scalar", "list" or "mapping" */
 const char *ynode_kind_name(enum ynode_kind kind);
 

@@ -299,8 +299,8 @@ Test(job, path_params)
 		  "cpufreq_governor: performance\nnr_threads: 100%\n",
 		  "performance-100%-schedpolicy-60s" },
 		/* pass-through options as key=value, odd characters as _ */
-		{ "stress-ng: {test: hdd, temp-path: /tmp/x, hdd-bytes: 1G}\n",
-		  "hdd-bytes=1G-temp-path=_tmp_x-hdd" },
+		{ "stress-ng: {test: hdd, hdd-opts: wr-seq/rd-rnd, hdd-bytes: 1G}\n",
+		  "hdd-bytes=1G-hdd-opts=wr-seq_rd-rnd-hdd" },
 		/* values keep their first 31 characters */
 		{ "stress-ng: {test: abcdefghijklmnopqrstuvwxyz0123456789}\n",
 		  "abcdefghijklmnopqrstuvwxyz01234" },
@@ -464,7 +464,41 @@ Test(job, errors_with_line_and_column)
 		  "t.yaml:1:11: 'category' must be one of benchmark, "
 		  "functional, noise-benchmark, not 'bench'" },
 		{ "nr_cpu: 0\nstress-ng: {test: mmap}\n",
-		  "t.yaml:1:9: nr_cpu '0' is not a positive count" },
+		  "t.yaml:1:9: nr_cpu '0' is not a count of CPUs (1 to 65536)" },
+		{ "nr_cpu: 1000000000000000\nnr_threads: 100%\n"
+		  "stress-ng: {test: mmap}\n",
+		  "t.yaml:1:9: nr_cpu '1000000000000000' is not a count of "
+		  "CPUs (1 to 65536)" },
+		{ "nr_cpu: 2\nnr_threads: 1000000%\nstress-ng: {test: mmap}\n",
+		  "t.yaml:2:13: nr_threads '1000000%' of 2 cpus is 20000, more "
+		  "than 4096, the most instances stress-ng runs" },
+		{ "nr_threads: 5000\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: nr_threads '5000' is more than 4096, the most "
+		  "instances stress-ng runs" },
+		{ "kconfig: /etc/passwd\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:10: '/etc/passwd' must be a name, not a path (it "
+		  "becomes a directory of the results)" },
+		{ "kconfig: hooks/..\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:10: 'hooks/..' must be a name, not a path (it "
+		  "becomes a directory of the results)" },
+		{ "tbox_group: ..\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: '..' cannot name a directory of the results" },
+		{ "rootfs: .\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:9: '.' cannot name a directory of the results" },
+		{ "compiler: [gcc-12, ../gcc]\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:20: '../gcc' must be a name, not a path (it "
+		  "becomes a directory of the results)" },
+		{ "stress-ng: {class: ..}\n",
+		  "t.yaml:1:1: the job's parameters make the path '..', which "
+		  "cannot name a directory of the results" },
+		{ "stress-ng:\n  test: mmap\n  log-file: /tmp/x/VICTIM\n",
+		  "t.yaml:3:3: option 'log-file' of 'stress-ng' names a file "
+		  "or a directory on the box: the robot chooses where a run's "
+		  "files go" },
+		{ "stress-ng:\n  test: swap\n  temp-path: /\n",
+		  "t.yaml:3:3: option 'temp-path' of 'stress-ng' names a file "
+		  "or a directory on the box: the robot chooses where a run's "
+		  "files go" },
 		{ "stress-ng: {test: *nope}\n",
 		  "t.yaml:1:19: unknown or unfinished anchor 'nope'" },
 	};
@@ -490,6 +524,54 @@ Test(job, matrix_too_large_is_an_error)
 		     "t.yaml:1:1: the job expands to more than 10000 atomic "
 		     "jobs");
 	sbuf_release(&sb);
+}
+
+/*
+ * hostile-inputs.md: one unknown key holding a 150,000-item list and a
+ * 10,000-job matrix made job validate copy the tree per atomic job (2 GB
+ * after 2 minutes). Refused before any copy; the same list with one job,
+ * or the matrix alone, loads.
+ */
+Test(job, large_tree_times_matrix_is_refused)
+{
+	struct job_list l = JOB_LIST_INIT;
+	struct sbuf big = SBUF_INIT, axes = SBUF_INIT, yaml = SBUF_INIT;
+	int i;
+
+	sbuf_addstr(&big, "lkp_blob: [");
+	for (i = 0; i < 150000; i++)
+		sbuf_addf(&big, "%s%d", i ? "," : "", i);
+	sbuf_addstr(&big, "]\n");
+	sbuf_addstr(&axes, "commit: [");
+	for (i = 0; i < 100; i++)
+		sbuf_addf(&axes, "%sc%d", i ? ", " : "", i);
+	sbuf_addstr(&axes, "]\ntesttime: [");
+	for (i = 0; i < 100; i++)
+		sbuf_addf(&axes, "%s%ds", i ? ", " : "", i + 1);
+	sbuf_addstr(&axes, "]\n");
+
+	sbuf_addf(&yaml, "%s%sstress-ng: {test: mmap}\n", big.buf, axes.buf);
+	expect_error(yaml.buf, "t.yaml:1:1: the job is too large: 10000 "
+			       "atomic jobs of 150011 YAML nodes each (at "
+			       "most 1000000 nodes in all); make the matrix "
+			       "or the job's lists smaller");
+
+	sbuf_reset(&yaml);
+	sbuf_addf(&yaml, "%sstress-ng: {test: mmap}\n", big.buf);
+	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0,
+		     "%s", rb_errmsg());
+	cr_expect_eq(l.nr, 1);
+	job_list_release(&l);
+
+	sbuf_reset(&yaml);
+	sbuf_addf(&yaml, "%sstress-ng: {test: mmap}\n", axes.buf);
+	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0,
+		     "%s", rb_errmsg());
+	cr_expect_eq(l.nr, 10000);
+	job_list_release(&l);
+	sbuf_release(&big);
+	sbuf_release(&axes);
+	sbuf_release(&yaml);
 }
 
 Test(job, anchors_and_aliases)

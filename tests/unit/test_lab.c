@@ -210,7 +210,11 @@ Test(lab, errors_with_line_and_column)
 		{ "hosts:\n  - name: a\n  - name: a\n",
 		  "lab.yaml:3:5: host 'a' is listed twice (first at line 2)" },
 		{ "hosts:\n  - name: a\n    nr_cpu: two\n",
-		  "lab.yaml:3:13: 'two' is not a positive count" },
+		  "lab.yaml:3:13: nr_cpu 'two' is not a count of CPUs (1 to "
+		  "65536)" },
+		{ "hosts:\n  - name: a\n    nr_cpu: 1000000000000000\n",
+		  "lab.yaml:3:13: nr_cpu '1000000000000000' is not a count of "
+		  "CPUs (1 to 65536)" },
 		{ "hosts:\n  - name: a\n    ssh: -oProxyCommand=x\n",
 		  "lab.yaml:3:10: ssh destination '-oProxyCommand=x' must not "
 		  "be empty or start with '-'" },

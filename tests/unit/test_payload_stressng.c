@@ -36,7 +36,7 @@ Test(payload_stressng, yaml_main_metrics_and_extra)
 	size_t len;
 	char *buf = slurp(DATA "0.15.06/bigheap.yaml", &len);
 
-	cr_assert_eq(stressng_parse_yaml(buf, len, &s), 1, "%s", rb_errmsg());
+	cr_assert_eq(stressng_parse_yaml(buf, len, &s, NULL), 1, "%s", rb_errmsg());
 	expect(&s, "bigheap.ops", 31318);
 	expect(&s, "bigheap.ops_per_sec", 15236.235994);
 	expect(&s, "bigheap.pass", 1);
@@ -66,7 +66,7 @@ Test(payload_stressng, yaml_without_extra_metrics)
 		char *ops = xstrfmt("%s.ops", cases[i].stressor);
 		char *rate = xstrfmt("%s.ops_per_sec", cases[i].stressor);
 
-		cr_assert_eq(stressng_parse_yaml(buf, len, &s), 1, "%s",
+		cr_assert_eq(stressng_parse_yaml(buf, len, &s, NULL), 1, "%s",
 			     cases[i].file);
 		cr_assert_not_null(statset_get(&s, ops), "%s", cases[i].file);
 		cr_assert_gt(*statset_get(&s, rate), 0);
@@ -83,7 +83,7 @@ Test(payload_stressng, text_metrc_rows_match_yaml_rows)
 	struct statset s = STATSET_INIT;
 	char *buf = slurp(DATA "0.15.06/bigheap.stderr", NULL);
 
-	cr_assert_eq(stressng_parse_text(buf, &s), 1);
+	cr_assert_eq(stressng_parse_text(buf, &s, NULL), 1);
 	expect(&s, "bigheap.ops", 31318);
 	expect(&s, "bigheap.ops_per_sec", 15236.24);
 	/* the text form prints the geometric mean of the instances */
@@ -97,7 +97,7 @@ Test(payload_stressng, text_older_info_format)
 	struct statset s = STATSET_INIT;
 	char *buf = slurp(DATA "older/udp-flood.stderr", NULL);
 
-	cr_assert_eq(stressng_parse_text(buf, &s), 1);
+	cr_assert_eq(stressng_parse_text(buf, &s, NULL), 1);
 	expect(&s, "udp-flood.ops", 9904436);
 	expect(&s, "udp-flood.ops_per_sec", 141291.91);
 	expect(&s, "udp-flood.usr_sys_ops_per_sec", 1132.29);
@@ -123,7 +123,7 @@ Test(payload_stressng, text_zero_ops_is_a_fail)
 		"stress-ng: metrc: [1] mmap 0.00 foo calls per sec (geometric "
 		"mean of 1 instances)\n";
 
-	cr_assert_eq(stressng_parse_text(log, &s), 1);
+	cr_assert_eq(stressng_parse_text(log, &s, NULL), 1);
 	expect(&s, "mmap.fail", 1);
 	expect(&s, "mmap.foo_calls_per_sec.fail", 1);
 	cr_assert_null(statset_get(&s, "mmap.ops_per_sec"));
@@ -135,7 +135,7 @@ Test(payload_stressng, text_without_table_finds_nothing)
 	struct statset s = STATSET_INIT;
 	char *buf = slurp(DATA "0.15.06/unknown-test.stderr", NULL);
 
-	cr_assert_eq(stressng_parse_text(buf, &s), 0);
+	cr_assert_eq(stressng_parse_text(buf, &s, NULL), 0);
 	cr_assert_eq(s.nr, 0);
 	free(buf);
 }
@@ -145,7 +145,7 @@ Test(payload_stressng, time_v_gnu_and_busybox)
 	struct statset s = STATSET_INIT;
 	char *buf = slurp(DATA "0.15.06/mmap.stderr", NULL);
 
-	cr_assert_geq(time_v_parse(buf, &s), 10);
+	cr_assert_geq(time_v_parse(buf, &s, NULL), 10);
 	expect(&s, "time.elapsed_time", 2.02);
 	expect(&s, "time.user_time", 0.59);
 	expect(&s, "time.system_time", 1.31);
@@ -157,13 +157,13 @@ Test(payload_stressng, time_v_gnu_and_busybox)
 	free(buf);
 	buf = xstrdup("\tElapsed (wall clock) time (h:mm:ss or m:ss): 1m "
 		      "2.50s\n\tMinor (reclaiming a frame) page faults: 38\n");
-	cr_assert_eq(time_v_parse(buf, &s), 2);
+	cr_assert_eq(time_v_parse(buf, &s, NULL), 2);
 	expect(&s, "time.elapsed_time", 62.5);
 	free(buf);
 	statset_release(&s);
 	buf = xstrdup("\tElapsed (wall clock) time (h:mm:ss or m:ss): "
 		      "1:00:01.5\n");
-	cr_assert_eq(time_v_parse(buf, &s), 1);
+	cr_assert_eq(time_v_parse(buf, &s, NULL), 1);
 	expect(&s, "time.elapsed_time", 3601.5);
 	free(buf);
 	statset_release(&s);
@@ -195,7 +195,7 @@ Test(payload_stressng, malformed_yaml_is_an_error)
 	struct statset s = STATSET_INIT;
 	const char *bad = "metrics:\n  - stressor: [unclosed\n";
 
-	cr_assert_eq(stressng_parse_yaml(bad, strlen(bad), &s), -1);
+	cr_assert_eq(stressng_parse_yaml(bad, strlen(bad), &s, NULL), -1);
 	cr_assert(strstr(rb_errmsg(), "stress-ng yaml:") != NULL);
 	statset_release(&s);
 }
