@@ -165,7 +165,8 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 fuzz: deps-fuzz
 	@$(MAKE) --no-print-directory B=build-fuzz CC=clang \
-		OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+		-fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt" \
 		$(FUZZ_NAMES:%=build-fuzz/fuzz/%)
 	@tests/fuzz/run $(FUZZ_NAMES)
 

@@ -201,7 +201,8 @@ static int cert_check(git_cert *cert, int valid, const char *host,
 		return GIT_PASSTHROUGH; /* TLS: libgit2's own verdict */
 	if (!cb->host_port)
 		cb->host_port = xstrdup(host);
-	if (known_host(cb, (const git_cert_hostkey *)cert))
+	/* libgit2 hands the hostkey struct as its first member */
+	if (known_host(cb, (const git_cert_hostkey *)(const void *)cert))
 		return 0;
 	return GIT_ECERTIFICATE;
 }

@@ -312,7 +312,7 @@ static bool all_numbers(char **f, int from, int to)
  */
 static void parse_extra(char *rest, struct statset *out, struct svec *dropped)
 {
-	char *f[3], *paren, *unit;
+	char *f[3], *paren, *unit, *end = rest + strlen(rest);
 	double v;
 	int n;
 
@@ -320,7 +320,9 @@ static void parse_extra(char *rest, struct statset *out, struct svec *dropped)
 	if (n < 2)
 		return;
 	/* split() stopped after two fields: the rest of the line follows */
-	unit = f[1] + strlen(f[1]) + 1;
+	unit = f[1] + strlen(f[1]);
+	if (unit < end)
+		unit++;
 	if (rb_parse_double(f[1], &v) < 0)
 		return;
 	paren = strrchr(unit, '(');

@@ -341,17 +341,21 @@ static void tokens_text(struct tokens *t, const char *clean)
 		encode_words(t, run, (size_t)(run_end - run));
 }
 
-/* The longest run of characters without a space in s. */
-static size_t longest_word(const char *s)
+/* The longest word of s once quoted ('"' and '\\' take two octets). */
+static size_t longest_quoted_word(const char *s)
 {
-	size_t best = 0, n;
+	size_t best = 0, n = 0;
 
-	while (*s) {
-		n = strcspn(s, " ");
-		if (n > best)
-			best = n;
-		s += n;
-		s += strspn(s, " ");
+	for (;; s++) {
+		if (!*s || *s == ' ') {
+			if (n > best)
+				best = n;
+			n = 0;
+			if (!*s)
+				break;
+			continue;
+		}
+		n += (*s == '"' || *s == '\\') ? 2 : 1;
 	}
 	return best;
 }
@@ -360,7 +364,8 @@ static size_t longest_word(const char *s)
  * A display name as a phrase: plain atoms when it has only atext and
  * spaces, a quoted-string when it has specials ("Paul E . McKenney"),
  * encoded-words when it is not ASCII (an encoded-word cannot sit inside
- * a quoted-string) or has a word too long to fit a line. A quoted-string
+ * a quoted-string), holds "=?" or "?=", or has a word too long to fit a
+ * line. A quoted-string
  * goes as one token per word: folding white space inside a
  * quoted-string unfolds to the space it replaced (RFC 5322 §3.2.4), so a
  * long name folds like any other text.
@@ -376,9 +381,13 @@ static void tokens_phrase(struct tokens *t, const char *clean)
 		else if (*p != ' ' && !is_atext((unsigned char)*p))
 			atoms = false;
 	}
-	if (strstr(clean, "=?"))
-		atoms = false;
-	if (!ascii || (!atoms && longest_word(clean) > RB_MAIL_WORD_MAX)) {
+	/*
+	 * what a reader could take for an encoded-word is encoded (some
+	 * decode them even inside a quoted-string)
+	 */
+	if (strstr(clean, "=?") || strstr(clean, "?="))
+		ascii = false;
+	if (!ascii || (!atoms && longest_quoted_word(clean) > RB_MAIL_WORD_MAX)) {
 		encode_words(t, clean, strlen(clean));
 	} else if (atoms) {
 		tokens_text(t, clean);

@@ -47,7 +47,8 @@ int sbuf_addstr(struct sbuf *sb, const char *s);
 int sbuf_addch(struct sbuf *sb, char c);
 int sbuf_addf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int sbuf_vaddf(struct sbuf *sb, const char *fmt, va_list ap);
+int sbuf_vaddf(struct sbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append s quoted for a POSIX shell ('...' with '\'' for quotes). */
 int sbuf_add_shell_quoted(struct sbuf *sb, const char *s);
 /* Append s as one shell word: as it is when it is made only of characters

@@ -52,7 +52,7 @@ struct stats_set {
 
 #define STATS_SET_INIT \
 	{              \
-		NULL   \
+		0      \
 	}
 
 void stats_set_init(struct stats_set *s);

@@ -19,7 +19,8 @@
  * next rb_error() on the same thread.
  */
 int rb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int rb_verror(const char *fmt, va_list ap);
+int rb_verror(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 /* Prefix the stored message with "PREFIX: " (printf-style prefix). */
 int rb_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The stored message, or "unknown error" when none was set. */

@@ -76,7 +76,9 @@ int fuzz_header_fields(const char *s, size_t len, const char **why)
 			*why = "a line over 998 octets";
 			return -1;
 		}
-		if (!marks && c == '=' && i + 1 < len && s[i + 1] == '?') {
+		/* an encoded word is a token of its own */
+		if (!marks && c == '=' && i + 1 < len && s[i + 1] == '?' &&
+		    (line == 1 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
 			word = 0;
 			marks = -1; /* the '?' that follows makes it 1 */
 		}
