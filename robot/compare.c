@@ -446,27 +446,57 @@ static bool reasonable_change(const char *k, double delta, double max)
 /* ------------------------------------------------------------------ */
 /* which stats changed (lkp's _get_changed_stats) */
 
+/*
+ * Stat names in the order added, each once; an open-addressing index
+ * (v index + 1, 0 empty) as the matrices have, so that a matrix of
+ * 200,000 stats builds its table in n log n, not n^2.
+ */
 struct keyset {
 	char **v;
 	size_t nr, alloc;
+	size_t *index, index_size;
 };
 
-static bool keyset_has(const struct keyset *k, const char *s)
+static void keyset_index_put(struct keyset *k, size_t i)
 {
-	size_t i;
+	size_t mask = k->index_size - 1, at;
 
-	for (i = 0; i < k->nr; i++)
-		if (!strcmp(k->v[i], s))
-			return true;
-	return false;
+	for (at = name_hash(k->v[i]) & mask; k->index[at]; at = (at + 1) & mask)
+		;
+	k->index[at] = i + 1;
+}
+
+/* The index of s in k->v, or k->nr when it is not there. */
+static size_t keyset_find(const struct keyset *k, const char *s)
+{
+	size_t mask, at;
+
+	if (!k->index_size)
+		return k->nr;
+	mask = k->index_size - 1;
+	for (at = name_hash(s) & mask; k->index[at]; at = (at + 1) & mask)
+		if (!strcmp(k->v[k->index[at] - 1], s))
+			return k->index[at] - 1;
+	return k->nr;
 }
 
 static void keyset_add(struct keyset *k, const char *s)
 {
-	if (keyset_has(k, s))
+	size_t i;
+
+	if (keyset_find(k, s) < k->nr)
 		return;
+	if (2 * (k->nr + 1) > k->index_size) {
+		free(k->index);
+		k->index_size = k->index_size ? 2 * k->index_size : 64;
+		k->index = xcalloc(k->index_size, sizeof(*k->index));
+		for (i = 0; i < k->nr; i++)
+			if (k->v[i])
+				keyset_index_put(k, i);
+	}
 	RB_ALLOC_GROW(k->v, k->nr + 1, k->alloc);
-	k->v[k->nr++] = xstrdup(s);
+	k->v[k->nr] = xstrdup(s);
+	keyset_index_put(k, k->nr++);
 }
 
 static void keyset_release(struct keyset *k)
@@ -476,6 +506,7 @@ static void keyset_release(struct keyset *k)
 	for (i = 0; i < k->nr; i++)
 		free(k->v[i]);
 	free(k->v);
+	free(k->index);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -851,8 +882,7 @@ int cmp_table_build(struct cmp_table *t, const struct cmp_opts *o,
 	for (i = 0; i < t->nr; i++) {
 		char *b = xstrndup(t->rows[i].name, base_len(t->rows[i].name));
 
-		for (j = 0; j < bases.nr && strcmp(bases.v[j], b); j++)
-			;
+		j = keyset_find(&bases, b);
 		if (j == bases.nr) {
 			keyset_add(&bases, b);
 			counts[j] = t->rows[i].failure ? -10000 : 0;
@@ -863,8 +893,7 @@ int cmp_table_build(struct cmp_table *t, const struct cmp_opts *o,
 	for (i = 0; i < t->nr; i++) {
 		char *b = xstrndup(t->rows[i].name, base_len(t->rows[i].name));
 
-		for (j = 0; strcmp(bases.v[j], b); j++)
-			;
+		j = keyset_find(&bases, b);
 		t->rows[i].group_count = counts[j];
 		free(b);
 	}

@@ -798,8 +798,8 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 	 * common part of the later ones.
 	 */
 	if (nr_docs == 1 || has_payload(first)) {
-		if (expand(file, first, (int)first_at + 1, &tmp,
-			   &nodes_left) < 0)
+		if (expand(file, first, (int)first_at + 1, &tmp, &nodes_left) <
+		    0)
 			goto out;
 	}
 	for (i = 0; i < st.nr; i++) {

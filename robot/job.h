@@ -27,8 +27,14 @@ struct svec;
  * Pure: only job_load_file reads a file; nothing here prints.
  */
 
-/* The longest matrix a job file may expand to (all its documents). */
+/*
+ * The longest matrix a job file may expand to (all its documents). The
+ * fuzz build makes it smaller (the same code, its limit reached with
+ * cheaper inputs).
+ */
+#ifndef JOB_MAX_ATOMIC
 #define JOB_MAX_ATOMIC 10000
+#endif
 /*
  * Each atomic job keeps its own copy of the tree (to write job.yaml
  * back): atomic jobs x YAML nodes of each may not exceed this, so that a

@@ -372,8 +372,7 @@ int stressng_parse_text(const char *buf, struct statset *out,
 
 			n = split(probe, f, 16);
 			if ((n == 10 || n == 12) && all_numbers(f, 4, n)) {
-				add_main(out, dropped, f[3],
-					 strtod(f[4], NULL),
+				add_main(out, dropped, f[3], strtod(f[4], NULL),
 					 strtod(f[8], NULL),
 					 strtod(f[9], NULL));
 				rows++;

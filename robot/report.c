@@ -387,7 +387,8 @@ static void tokens_phrase(struct tokens *t, const char *clean)
 	 */
 	if (strstr(clean, "=?") || strstr(clean, "?="))
 		ascii = false;
-	if (!ascii || (!atoms && longest_quoted_word(clean) > RB_MAIL_WORD_MAX)) {
+	if (!ascii ||
+	    (!atoms && longest_quoted_word(clean) > RB_MAIL_WORD_MAX)) {
 		encode_words(t, clean, strlen(clean));
 	} else if (atoms) {
 		tokens_text(t, clean);

@@ -695,8 +695,8 @@ static char *read_opt(const char *dir, const char *name)
 {
 	char *p = xstrfmt("%s/%s", dir, name), *buf = NULL;
 
-	if (rb_file_exists(p) && rb_read_file_max(p, RUN_FILE_MAX, &buf,
-						  NULL) < 0) {
+	if (rb_file_exists(p) &&
+	    rb_read_file_max(p, RUN_FILE_MAX, &buf, NULL) < 0) {
 		rb_warn("%s", rb_errmsg());
 		buf = NULL;
 	}

@@ -326,11 +326,12 @@ static int parse_payload(const struct schema_ctx *ctx,
 					   "option name '%s' of '%s' %s",
 					   k->str, row->name, problem);
 		if (row->refused && in_list(row->refused, k->str))
-			return ynode_error(ctx->file, k,
-					   "option '%s' of '%s' names a file or "
-					   "a directory on the box: the robot "
-					   "chooses where a run's files go",
-					   k->str, row->name);
+			return ynode_error(
+				ctx->file, k,
+				"option '%s' of '%s' names a file or "
+				"a directory on the box: the robot "
+				"chooses where a run's files go",
+				k->str, row->name);
 		if (row->check && row->check(ctx, val, val->str) < 0)
 			return -1;
 		kvlist_push(opts, k->str, val->str, false);

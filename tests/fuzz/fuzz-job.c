@@ -37,10 +37,10 @@ static void check_path_value(const char *what, const char *v)
 }
 
 /* stress-ng options that name a file or a path on the box (its --help) */
-static const char *const path_opts[] = { "job",	      "j",	   "log-file",
-					 "temp-path", "yaml",	   "Y",
-					 "dev-file",  "fstat-dir", "gpu-devnode",
-					 "plugin-so" };
+static const char *const path_opts[] = {
+	"job", "j",	   "log-file",	"temp-path",   "yaml",
+	"Y",   "dev-file", "fstat-dir", "gpu-devnode", "plugin-so"
+};
 
 static void check_opts(const struct job *j)
 {
@@ -92,8 +92,8 @@ int fuzz_job(const uint8_t *data, size_t size)
 		sbuf_reset(&n2);
 		job_name(j, &n1);
 		job_name(back.v[0], &n2);
-		fuzz_check(!strcmp(n1.buf, n2.buf),
-			   "'%s' reads back as '%s'", n1.buf, n2.buf);
+		fuzz_check(!strcmp(n1.buf, n2.buf), "'%s' reads back as '%s'",
+			   n1.buf, n2.buf);
 		job_list_release(&back);
 	}
 out:

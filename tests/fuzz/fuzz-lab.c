@@ -34,7 +34,8 @@ int fuzz_lab(const uint8_t *data, size_t size)
 		const struct lab_host *h = &lab.hosts[i];
 
 		fuzz_check(h->name && *h->name && !strchr(h->name, '/') &&
-				   strcmp(h->name, ".") && strcmp(h->name, ".."),
+				   strcmp(h->name, ".") &&
+				   strcmp(h->name, ".."),
 			   "host name '%s' cannot name a directory", h->name);
 		fuzz_check(h->nr_cpu >= 0 && h->nr_cpu <= 65536,
 			   "host '%s': nr_cpu %ld", h->name, h->nr_cpu);

@@ -69,7 +69,8 @@ int fuzz_mail_header(const uint8_t *data, size_t size)
 	switch (part.nr ? (unsigned char)part.v[0][0] % 4 : 0) {
 	case 0:
 		/* an unstructured header: Subject */
-		rb_mail_header_text(&h, "Subject", part.nr > 1 ? part.v[1] : "");
+		rb_mail_header_text(&h, "Subject",
+				    part.nr > 1 ? part.v[1] : "");
 		check_block(&h, 1);
 		break;
 	case 1:
@@ -94,7 +95,8 @@ int fuzz_mail_header(const uint8_t *data, size_t size)
 		/* the address list of a header value */
 		struct svec out = SVEC_INIT;
 
-		if (part.nr > 1 && rb_mail_parse_addresses(&out, part.v[1]) == 0)
+		if (part.nr > 1 &&
+		    rb_mail_parse_addresses(&out, part.v[1]) == 0)
 			for (i = 0; i < out.nr; i++)
 				fuzz_check(rb_mail_check_address(out.v[i]) == 0,
 					   "'%s' parsed but not valid",

@@ -50,8 +50,14 @@ int fuzz_matrix(const uint8_t *data, size_t size)
 	pair[0] = pair[1] = &m;
 	if (cmp_render(&table, &o, pair, 2) == 0)
 		check_text(&table);
-	sbuf_reset(&table);
-	cmp_render_json(&table, &o, pair, 2);
+	/*
+	 * the JSON form runs the statistical tests of every row, which cost
+	 * five times the rest: one input in four (by its length) takes it
+	 */
+	if (size % 4 == 0) {
+		sbuf_reset(&table);
+		cmp_render_json(&table, &o, pair, 2);
+	}
 out:
 	sbuf_release(&table);
 	cmp_matrix_release(&m);

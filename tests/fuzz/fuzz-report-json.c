@@ -34,10 +34,9 @@ int fuzz_report_json(const uint8_t *data, size_t size)
 		doc.r.tz_minutes = 0;
 	}
 	if (!doc.r.message_id) {
-		if (rb_report_message_id(&mid, doc.r.date, doc.r.tz_minutes,
-					 0x12345678,
-					 doc.domain ? doc.domain :
-						      "example.invalid") < 0)
+		if (rb_report_message_id(
+			    &mid, doc.r.date, doc.r.tz_minutes, 0x12345678,
+			    doc.domain ? doc.domain : "example.invalid") < 0)
 			goto out;
 		doc.r.message_id = mid.buf;
 	}

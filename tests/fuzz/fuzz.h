@@ -15,11 +15,11 @@
  * X(name, what): one row per target. `make fuzz` builds each with
  * libFuzzer (tests/fuzz/libfuzzer.c); the unit tests link them all.
  */
-#define FUZZ_TARGETS(X)                                                \
-	X(job, "job files: load, expand, resolve, write back")          \
-	X(lab, "lab files")                                             \
+#define FUZZ_TARGETS(X)                                                  \
+	X(job, "job files: load, expand, resolve, write back")           \
+	X(lab, "lab files")                                              \
 	X(stressng, "stress-ng's --yaml file, its stderr, time -v")      \
-	X(matrix, "lkp matrix.json / stats.json")                       \
+	X(matrix, "lkp matrix.json / stats.json")                        \
 	X(mail_header, "mail headers: text and addresses, the envelope") \
 	X(report_json, "report JSON (robot outbox draft) to a mail")
 
@@ -29,9 +29,9 @@ FUZZ_TARGETS(FUZZ_DECLARE)
 #undef FUZZ_DECLARE
 
 /* Abort with the target's message when cond is false. */
-#define fuzz_check(cond, ...)                                   \
-	do {                                                    \
-		if (!(cond))                                    \
+#define fuzz_check(cond, ...)                                       \
+	do {                                                        \
+		if (!(cond))                                        \
 			fuzz_fail(__FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 

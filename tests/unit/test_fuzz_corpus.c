@@ -45,10 +45,10 @@ static size_t replay(const char *target, fuzz_fn fn)
 	return n;
 }
 
-#define REPLAY(name, what)                                       \
-	Test(fuzz_corpus, name)                                  \
-	{                                                        \
-		cr_expect_gt(replay(#name, fuzz_##name), 0,      \
+#define REPLAY(name, what)                                      \
+	Test(fuzz_corpus, name)                                 \
+	{                                                       \
+		cr_expect_gt(replay(#name, fuzz_##name), 0,     \
 			     "no regression input for " #name); \
 	}
 FUZZ_TARGETS(REPLAY)

@@ -558,15 +558,15 @@ Test(job, large_tree_times_matrix_is_refused)
 
 	sbuf_reset(&yaml);
 	sbuf_addf(&yaml, "%sstress-ng: {test: mmap}\n", big.buf);
-	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0,
-		     "%s", rb_errmsg());
+	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0, "%s",
+		     rb_errmsg());
 	cr_expect_eq(l.nr, 1);
 	job_list_release(&l);
 
 	sbuf_reset(&yaml);
 	sbuf_addf(&yaml, "%sstress-ng: {test: mmap}\n", axes.buf);
-	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0,
-		     "%s", rb_errmsg());
+	cr_assert_eq(job_load_string(&l, "t.yaml", yaml.buf, yaml.len), 0, "%s",
+		     rb_errmsg());
 	cr_expect_eq(l.nr, 10000);
 	job_list_release(&l);
 	sbuf_release(&big);

@@ -36,7 +36,8 @@ Test(payload_stressng, yaml_main_metrics_and_extra)
 	size_t len;
 	char *buf = slurp(DATA "0.15.06/bigheap.yaml", &len);
 
-	cr_assert_eq(stressng_parse_yaml(buf, len, &s, NULL), 1, "%s", rb_errmsg());
+	cr_assert_eq(stressng_parse_yaml(buf, len, &s, NULL), 1, "%s",
+		     rb_errmsg());
 	expect(&s, "bigheap.ops", 31318);
 	expect(&s, "bigheap.ops_per_sec", 15236.235994);
 	expect(&s, "bigheap.pass", 1);

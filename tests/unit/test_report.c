@@ -351,8 +351,9 @@ Test(report, rfc2047_and_phrases)
 		  "To: =?UTF-8?Q?Zo=C3=AB?= <z@example.org>\n" },
 		{ "Jürgen Groß", "j@example.org",
 		  "To: =?UTF-8?Q?J=C3=BCrgen_Gro=C3=9F?= <j@example.org>\n" },
+		/* encoded: some readers decode it even inside quotes */
 		{ "=?UTF-8?Q?x?=", "x@example.org",
-		  "To: \"=?UTF-8?Q?x?=\" <x@example.org>\n" },
+		  "To: =?UTF-8?Q?=3D=3FUTF-8=3FQ=3Fx=3F=3D?= <x@example.org>\n" },
 		{ NULL, "bare@example.org", "To: bare@example.org\n" },
 		{ "  ", "blank@example.org", "To: blank@example.org\n" },
 	};
