@@ -225,10 +225,12 @@ static int store_scalar(const struct schema_ctx *ctx,
 		*FIELD(base, row->off, char *) = xstrdup(val);
 		return 0;
 	case SCH_PATH:
+		if (!*val)
+			return ynode_error(ctx->file, v,
+					   "'%s' is an empty path", name);
 		free(*FIELD(base, row->off, char *));
 		*FIELD(base, row->off, char *) =
-			ctx->dir && *val ? rb_path_join(ctx->dir, val) :
-					   xstrdup(val);
+			ctx->dir ? rb_path_join(ctx->dir, val) : xstrdup(val);
 		return 0;
 	case SCH_LONG:
 		if (rb_parse_long(val, &l) < 0)
