@@ -244,9 +244,11 @@ static int do_bisect(int argc, char **argv)
 		    c.st, id, session_status_name(res.status),
 		    res.status == SESSION_FOUND ? res.culprit : NULL, json) < 0)
 		goto fail;
+	/* the result is stored: a mail that cannot be drafted costs no more */
 	if (res.status == SESSION_FOUND &&
 	    draft_mail(&c, id, res.culprit, &json) < 0)
-		goto fail;
+		rb_warn("no mail: %s ('robot report --lab %s %lld' tries again)",
+			rb_errmsg(), o.ctx.lab, (long long)id);
 	bisection_print_result(stdout, json);
 	if (o.json && rb_write_file_atomic(o.json, json, strlen(json)) < 0)
 		goto fail;
