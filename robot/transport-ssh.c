@@ -180,7 +180,8 @@ out:
 static int ssh_fetch(struct transport *t, const char *remote, const char *local,
 		     double timeout, struct transport_result *res)
 {
-	const char *argv[] = { "cat", "--", remote, NULL };
+	char *count = xstrfmt("%u", TRANSPORT_FETCH_MAX + 1);
+	const char *argv[] = { "head", "-c", count, "--", remote, NULL };
 	struct sbuf err = SBUF_INIT_MAX(4096);
 	struct transport_cmd cmd = {
 		.argv = argv,
@@ -203,7 +204,7 @@ static int ssh_fetch(struct transport *t, const char *remote, const char *local,
 		rb_error("cannot fetch '%s' from '%s': %s", remote, t->host,
 			 err.len	? err.buf :
 			 res->timed_out ? "timed out" :
-					  "cat failed");
+					  "head failed");
 		goto out;
 	}
 	if (rename(tmp, local) < 0) {
@@ -216,6 +217,7 @@ out:
 	if (ret < 0)
 		unlink(tmp);
 	free(tmp);
+	free(count);
 	sbuf_release(&err);
 	return ret;
 }

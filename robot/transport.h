@@ -66,11 +66,17 @@ struct transport_ops {
 	 */
 	int (*run)(struct transport *t, const struct transport_cmd *cmd,
 		   struct transport_result *res);
-	/* Copy the host's file remote to the local path (atomically). */
+	/*
+	 * Copy the host's file remote to the local path (atomically), at
+	 * most TRANSPORT_FETCH_MAX + 1 bytes of it: a runaway payload's
+	 * output arrives cut, larger than readers accept, never whole.
+	 */
 	int (*fetch)(struct transport *t, const char *remote, const char *local,
 		     double timeout, struct transport_result *res);
 	void (*release)(struct transport *t);
 };
+
+#define TRANSPORT_FETCH_MAX (64u << 20)
 
 struct transport {
 	const struct transport_ops *ops;
