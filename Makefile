@@ -57,10 +57,15 @@ UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 # the fuzz targets, also linked into the unit tests (their regression inputs)
 FUZZ_SRC := $(sort $(filter-out tests/fuzz/libfuzzer.c,\
 	$(wildcard tests/fuzz/*.c)))
-HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h tests/fuzz/*.h)
+# in-memory parts the unit tests and the simulation share
+TLIB_SRC := $(sort $(wildcard tests/lib/*.c))
+HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h tests/fuzz/*.h \
+	tests/lib/*.h)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(CLI_SRC:%.c=$(B)/obj/%.o)
-UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o) $(FUZZ_SRC:%.c=$(B)/obj/%.o)
+TLIB_OBJ := $(TLIB_SRC:%.c=$(B)/obj/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o) $(FUZZ_SRC:%.c=$(B)/obj/%.o) \
+	$(TLIB_OBJ)
 
 # The binary is bin/robot: ./robot is the source directory.
 all: bin/robot
@@ -83,8 +88,13 @@ $(B)/obj/tests/unit/%.o: tests/unit/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_ALL) $(CRIT_CFLAGS) -Wno-missing-prototypes \
-		-Wno-declaration-after-statement -Irobot \
+		-Wno-declaration-after-statement -Irobot -Itests/lib \
 		-c -o $@ $<
+
+$(B)/obj/tests/lib/%.o: tests/lib/%.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -c -o $@ $<
 
 $(B)/obj/tests/fuzz/%.o: tests/fuzz/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
@@ -148,11 +158,12 @@ bench: bin/robot
 # tests/bench/run-all): add a name here for a tests/bench/<name>.c.
 BENCH_BIN := $(B)/bench/stats-sim
 bench: $(BENCH_BIN)
-$(BENCH_BIN): $(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(HDRS) Makefile
+$(BENCH_BIN): $(B)/bench/%: tests/bench/%.c $(CORE_OBJ) $(TLIB_OBJ) $(HDRS) \
+		Makefile
 	@mkdir -p $(dir $@)
 	@echo "  LINK  $@"
-	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -o $@ $< $(CORE_OBJ) $(LDFLAGS) \
-		$(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -Itests/lib -o $@ $< $(CORE_OBJ) \
+		$(TLIB_OBJ) $(LDFLAGS) $(LDLIBS_ALL)
 
 # libFuzzer targets (tests/fuzz/fuzz-<name>.c, clang): the core built
 # once more into build-fuzz/ with ASan+UBSan and coverage, one binary per

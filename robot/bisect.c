@@ -686,6 +686,39 @@ void rb_bisect_release(struct rb_bisect *b)
 	b->concluded = -1;
 }
 
+void rb_range_init(struct rb_range *r, const uint8_t *bad,
+		   const uint8_t (*goods)[RB_OID_RAWSZ], size_t nr_goods,
+		   unsigned flags)
+{
+	memset(r, 0, sizeof(*r));
+	rb_graph_init(&r->g);
+	r->flags = flags;
+	r->bad_node = RB_NODE_NONE;
+	memcpy(r->bad, bad, RB_OID_RAWSZ);
+	r->goods = xcalloc(nr_goods ? nr_goods : 1, sizeof(*r->goods));
+	if (nr_goods)
+		memcpy(r->goods, goods, nr_goods * sizeof(*r->goods));
+	r->nr_goods = nr_goods;
+}
+
+void rb_range_release(struct rb_range *r)
+{
+	rb_graph_release(&r->g);
+	free(r->list);
+	free(r->mb);
+	free(r->goods);
+	memset(r, 0, sizeof(*r));
+	r->bad_node = RB_NODE_NONE;
+}
+
+void rb_range_start(const struct rb_range *r, struct rb_bisect *b)
+{
+	rb_bisect_init(b, &r->g, r->list, r->nr,
+		       r->flags & RB_FIND_FIRST_PARENT);
+	if (r->mb_nr)
+		rb_bisect_set_merge_bases(b, r->bad_node, r->mb, r->mb_nr);
+}
+
 void rb_bisect_set_merge_bases(struct rb_bisect *b, uint32_t bad,
 			       const uint32_t *mb, uint32_t nr)
 {

@@ -290,6 +290,37 @@ uint32_t rb_bisect_picks(struct rb_bisect *b, uint32_t h, uint32_t *out);
 /* Candidates left and the estimated number of steps (git's figures). */
 uint32_t rb_bisect_candidates(const struct rb_bisect *b);
 
+/* --------------------------------------------------------------- range */
+
+/*
+ * A bisection's range, loaded once (robot/repo.c from git, or by hand):
+ * the graph, the walk `bad --not goods...` in git's order, the merge bases
+ * to test first when a good commit is not an ancestor of bad (bad_node then
+ * is bad's node), the flags (RB_FIND_FIRST_PARENT) and the endpoints. A
+ * bisection state starts from it as often as needed (rb_range_start), so a
+ * session that drops verdicts starts over without reading git again.
+ */
+struct rb_range {
+	struct rb_graph g;
+	uint32_t *list;
+	uint32_t nr;
+	unsigned flags;
+	uint32_t bad_node;
+	uint32_t *mb;
+	uint32_t mb_nr;
+	uint8_t bad[RB_OID_RAWSZ];
+	uint8_t (*goods)[RB_OID_RAWSZ];
+	size_t nr_goods;
+};
+
+/* An empty range of bad and goods (copied), to fill. */
+void rb_range_init(struct rb_range *r, const uint8_t *bad,
+		   const uint8_t (*goods)[RB_OID_RAWSZ], size_t nr_goods,
+		   unsigned flags);
+void rb_range_release(struct rb_range *r);
+/* A fresh bisection state over the range (rb_bisect_release it). */
+void rb_range_start(const struct rb_range *r, struct rb_bisect *b);
+
 /* ------------------------------------------------------------ internals */
 
 /*

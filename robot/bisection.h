@@ -48,6 +48,37 @@ char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n);
 char *bisection_result_json(struct ctx *c, int64_t id,
 			    const struct bisection_request *r,
 			    const struct session_outcome_info *res);
+/*
+ * The one bisection driver (`robot bisect`, `robot nightly`): find the
+ * bisection of the request's key (plus key_extra) in the store, or create
+ * it (recording job name, metric, endpoints and command); unless it ended
+ * before, run the session on the context's hosts with the real ops to its
+ * end and finish it in the store with its result JSON.
+ */
+struct bisection_run {
+	/* in */
+	const struct bisection_request *req;
+	const char *key_extra; /* appended to the key, or NULL */
+	const char *command; /* recorded with a new bisection */
+	int direction; /* +1 higher is better, -1 lower, 0 from the data */
+	FILE *progress; /* the session's events, or NULL */
+	bool tty;
+	/* called once the bisection is known, before it runs (or NULL);
+	 * -1 stops */
+	int (*opened)(void *arg, int64_t id, bool resumed);
+	void *arg;
+	/* out */
+	int64_t id;
+	bool ended_before; /* found finished: nothing ran */
+	char *status; /* session_status_name() or the stored status */
+	char culprit[RB_OID_HEXSZ + 1]; /* empty unless found */
+	char *json; /* the result JSON (NULL when none was stored) */
+	char message[1024]; /* the session's paragraph (when it ran) */
+};
+/* 0 with the outputs set, or -1 (the bisection stays resumable). */
+int bisection_run(struct bisection_run *r);
+void bisection_run_release(struct bisection_run *r);
+
 /* Set "mail" in a result JSON; returns the new text (malloc'd) or NULL. */
 char *bisection_set_mail(const char *json, const char *mail_path);
 

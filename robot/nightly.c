@@ -25,7 +25,6 @@
 #include "reporting.h"
 #include "runner.h"
 #include "sbuf.h"
-#include "session-exec.h"
 #include "session.h"
 #include "stats.h"
 #include "store.h"
@@ -531,6 +530,30 @@ out:
 
 /* --- bisecting and mailing ---------------------------------------------- */
 
+struct bisect_arg {
+	struct nightly *n;
+	struct nightly_job_rec *j;
+	const char *good_hex;
+	bool improvement;
+};
+
+/* The bisection is known: the job points at it before it runs. */
+static int bisect_opened(void *data, int64_t id, bool resumed)
+{
+	struct bisect_arg *a = data;
+
+	if (resumed)
+		ev(a->n, "%s: resuming bisection %lld", a->j->job,
+		   (long long)id);
+	else
+		ev(a->n, "%s: bisection %lld of the %s: %.12s..%.12s",
+		   a->j->job, (long long)id,
+		   a->improvement ? "improvement" : "regression", a->good_hex,
+		   a->j->head);
+	a->j->bisection_id = id;
+	return nstore_job_update(a->n->st, a->j);
+}
+
 /*
  * Bisect good..bad for the job (or read the finished bisection of the
  * same key): *id, *status (malloc'd), culprit (empty unless found).
@@ -541,121 +564,53 @@ static int bisect(struct nightly *n, struct ctx *c, struct nightly_job_rec *j,
 		  char **status, char *culprit)
 {
 	struct bisection_request req;
-	struct bisection_rec rec = { 0 };
-	struct session_config cfg;
-	struct session_exec ops = { 0 };
-	struct session_exec_real *x = NULL;
-	struct session_outcome_info res;
-	struct sbuf key = SBUF_INIT, cmd = SBUF_INIT, jn = SBUF_INIT;
-	uint8_t bad[RB_OID_RAWSZ], good[1][RB_OID_RAWSZ];
-	const char **names = NULL;
-	char *k = NULL, *json = NULL;
-	int found, ret = -1;
+	struct bisection_run run = { 0 };
+	struct bisect_arg arg = { n, j, good_hex, improvement };
+	struct sbuf extra = SBUF_INIT, cmd = SBUF_INIT;
+	uint8_t good[1][RB_OID_RAWSZ];
 	int dir = improvement ? -n->direction : n->direction;
-	bool have_res = false;
-	size_t i;
+	int ret = -1;
 
 	*status = NULL;
 	culprit[0] = '\0';
-	if (rb_oid_from_hex(bad, j->head) < 0 ||
+	memset(&req, 0, sizeof(req));
+	if (rb_oid_from_hex(req.bad, j->head) < 0 ||
 	    rb_oid_from_hex(good[0], good_hex) < 0) {
 		rb_error("bad commit in the cycle's state");
 		return -1;
 	}
-	memset(&req, 0, sizeof(req));
 	req.ctx = c;
 	req.metric = j->metric;
-	memcpy(req.bad, bad, sizeof(bad));
 	req.goods = (const uint8_t(*)[RB_OID_RAWSZ])good;
 	req.nr_goods = 1;
-	k = bisection_key(&req);
 	/* the nightly's bisections: the change and its direction too */
-	sbuf_addf(&key, "%s|nightly|%s|%+d", k,
+	sbuf_addf(&extra, "|nightly|%s|%+d",
 		  improvement ? "improvement" : "regression", dir);
-	free(k);
-	found = store_bisection_by_key(n->st, key.buf, &rec);
-	if (found < 0)
+	sbuf_addf(&cmd, "robot nightly --lab %s (cycle %lld, %s)", n->lab.file,
+		  (long long)j->cycle_id, j->job);
+	run.req = &req;
+	run.key_extra = extra.buf;
+	run.command = cmd.buf;
+	run.direction = dir;
+	run.progress = n->tee;
+	run.tty = n->o->tty;
+	run.opened = bisect_opened;
+	run.arg = &arg;
+	if (bisection_run(&run) < 0)
 		goto out;
-	if (found && strcmp(rec.status, "running")) {
-		*id = rec.id;
-		*status = xstrdup(rec.status);
-		if (rec.culprit)
-			snprintf(culprit, RB_OID_HEXSZ + 1, "%s", rec.culprit);
-		ret = 0;
-		goto out;
-	}
-	if (found) {
-		*id = rec.id;
-		ev(n, "%s: resuming bisection %lld", j->job, (long long)rec.id);
-	} else {
-		char *goods = bisection_hex_list(req.goods, 1);
-
-		sbuf_addf(&cmd, "robot nightly --lab %s (cycle %lld, %s)",
-			  n->lab.file, (long long)j->cycle_id, j->job);
-		job_name(c->job, &jn);
-		found = store_bisection_create(n->st, key.buf, jn.buf,
-					       j->metric, goods, j->head,
-					       cmd.buf, id);
-		free(goods);
-		if (found < 0)
-			goto out;
-		ev(n, "%s: bisection %lld of the %s: %.12s..%.12s", j->job,
-		   (long long)*id, improvement ? "improvement" : "regression",
-		   good_hex, j->head);
-	}
-	j->bisection_id = *id;
-	if (nstore_job_update(n->st, j) < 0)
-		goto out;
-	names = xcalloc(c->nr_hosts, sizeof(*names));
-	for (i = 0; i < c->nr_hosts; i++)
-		names[i] = c->hosts[i]->name;
-	if (session_exec_real_start(&x, c, *id, &ops) < 0)
-		goto out;
-	memset(&cfg, 0, sizeof(cfg));
-	stats_policy_init(&cfg.policy);
-	cfg.policy.direction = dir;
-	if (session_parse_threshold(&cfg.policy, NULL) < 0)
-		goto out;
-	cfg.st = n->st;
-	cfg.repo = n->repo;
-	cfg.exec = &ops;
-	cfg.bisection_id = *id;
-	cfg.hosts = names;
-	cfg.nr_hosts = (int)c->nr_hosts;
-	cfg.metric = j->metric;
-	memcpy(cfg.bad, bad, sizeof(bad));
-	cfg.goods = (const uint8_t(*)[RB_OID_RAWSZ])good;
-	cfg.nr_goods = 1;
-	cfg.progress = n->tee;
-	cfg.tty = n->o->tty;
-	if (session_run(&cfg, &res) < 0)
-		goto out;
-	have_res = true;
-	session_exec_real_stop(x);
-	x = NULL;
-	json = bisection_result_json(c, *id, &req, &res);
-	if (!json ||
-	    store_bisection_finish(
-		    n->st, *id, session_status_name(res.status),
-		    res.status == SESSION_FOUND ? res.culprit : NULL, json) < 0)
-		goto out;
-	*status = xstrdup(session_status_name(res.status));
-	if (res.status == SESSION_FOUND)
-		snprintf(culprit, RB_OID_HEXSZ + 1, "%s", res.culprit);
-	ev(n, "%s: bisection %lld: %s%s%.12s%s%s", j->job, (long long)*id,
-	   *status, culprit[0] ? " " : "", culprit, culprit[0] ? "" : ": ",
-	   culprit[0] ? "" : res.message);
+	*id = run.id;
+	*status = run.status;
+	run.status = NULL;
+	snprintf(culprit, RB_OID_HEXSZ + 1, "%s", run.culprit);
+	if (!run.ended_before)
+		ev(n, "%s: bisection %lld: %s%s%.12s%s%s", j->job,
+		   (long long)*id, *status, culprit[0] ? " " : "", culprit,
+		   culprit[0] ? "" : ": ", culprit[0] ? "" : run.message);
 	ret = 0;
 out:
-	session_exec_real_stop(x);
-	if (have_res)
-		session_outcome_release(&res);
-	bisection_rec_release(&rec);
-	free(names);
-	free(json);
-	sbuf_release(&key);
+	bisection_run_release(&run);
+	sbuf_release(&extra);
 	sbuf_release(&cmd);
-	sbuf_release(&jn);
 	return ret;
 }
 

@@ -321,17 +321,17 @@ static int cmp_rev_oid(const void *a_, const void *b_)
 	return memcmp(a->oid, b->oid, RB_OID_RAWSZ);
 }
 
-int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
-			const uint8_t (*goods)[RB_OID_RAWSZ], size_t ngoods,
-			unsigned flags, struct rb_graph *g, struct rb_bisect *b)
+int rb_repo_load_range(struct rb_repo *r, const uint8_t *bad,
+		       const uint8_t (*goods)[RB_OID_RAWSZ], size_t ngoods,
+		       unsigned flags, struct rb_range *out)
 {
 	struct rb_rev *revs = xcalloc(ngoods + 1, sizeof(*revs));
 	uint8_t(*mb)[RB_OID_RAWSZ] = NULL;
-	uint32_t *list = NULL, nr = 0, *mbn = NULL, bad_node = RB_NODE_NONE;
 	size_t i, mb_nr = 0;
 	bool all_ancestors = true;
 	int ret = -1;
 
+	rb_range_init(out, bad, goods, ngoods, flags & RB_FIND_FIRST_PARENT);
 	/* git bisect reads refs/bisect/good-<sha>: goods come in sha order */
 	memcpy(revs[0].oid, bad, RB_OID_RAWSZ);
 	for (i = 0; i < ngoods; i++) {
@@ -342,7 +342,7 @@ int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
 	if (rb_repo_walk(r, revs, ngoods + 1,
 			 flags & RB_FIND_FIRST_PARENT ? RB_WALK_FIRST_PARENT :
 							0,
-			 g, &list, &nr) < 0)
+			 &out->g, &out->list, &out->nr) < 0)
 		goto out;
 	for (i = 0; i < ngoods; i++) {
 		int e = rb_repo_is_ancestor(r, goods[i], bad);
@@ -355,30 +355,28 @@ int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
 	if (!all_ancestors &&
 	    rb_repo_merge_bases(r, bad, goods, ngoods, &mb, &mb_nr) < 0)
 		goto out;
-	mbn = xmalloc(sizeof(*mbn) * (mb_nr ? mb_nr : 1));
+	out->mb = xmalloc(sizeof(*out->mb) * (mb_nr ? mb_nr : 1));
 	if (mb_nr) {
 		int64_t t;
 
 		if (commit_time(r, bad, &t) < 0)
 			goto out;
-		bad_node = rb_graph_add(g, bad, t, 0, 0, NULL);
+		out->bad_node = rb_graph_add(&out->g, bad, t, 0, 0, NULL);
 	}
 	for (i = 0; i < mb_nr; i++) {
 		int64_t t;
 
 		if (commit_time(r, mb[i], &t) < 0)
 			goto out;
-		mbn[i] = rb_graph_add(g, mb[i], t, 0, 0, NULL);
+		out->mb[i] = rb_graph_add(&out->g, mb[i], t, 0, 0, NULL);
 	}
-	rb_graph_resolve(g);
-	rb_bisect_init(b, g, list, nr, flags & RB_FIND_FIRST_PARENT);
-	if (mb_nr)
-		rb_bisect_set_merge_bases(b, bad_node, mbn, (uint32_t)mb_nr);
+	out->mb_nr = (uint32_t)mb_nr;
+	rb_graph_resolve(&out->g);
 	ret = 0;
 out:
-	free(mbn);
+	if (ret < 0)
+		rb_range_release(out);
 	free(mb);
-	free(list);
 	free(revs);
 	return ret;
 }

@@ -68,16 +68,15 @@ int rb_repo_merge_bases(struct rb_repo *r, const uint8_t *one,
 			uint8_t (**out)[RB_OID_RAWSZ], size_t *nr);
 
 /*
- * Load what a bisection needs, as `git bisect` does: walk bad --not goods
- * (goods in sha order, as git reads refs/bisect/good-*) into g and, when some good is not an ancestor of bad, add the
- * merge bases of bad and the goods as extra nodes and hand them to the
- * state. flags: RB_FIND_FIRST_PARENT or 0. On success *b is initialised
- * (rb_bisect_release() it); g must outlive it.
+ * Load a bisection's range as `git bisect` does: walk bad --not goods
+ * (goods in sha order, as git reads refs/bisect/good-*) and, when some good
+ * is not an ancestor of bad, add the merge bases of bad and the goods as
+ * extra nodes to test first. flags: RB_FIND_FIRST_PARENT or 0. On success
+ * *out is filled (rb_range_release() it); on error it is released.
  */
-int rb_repo_load_bisect(struct rb_repo *r, const uint8_t *bad,
-			const uint8_t (*goods)[RB_OID_RAWSZ], size_t ngoods,
-			unsigned flags, struct rb_graph *g,
-			struct rb_bisect *b);
+int rb_repo_load_range(struct rb_repo *r, const uint8_t *bad,
+		       const uint8_t (*goods)[RB_OID_RAWSZ], size_t ngoods,
+		       unsigned flags, struct rb_range *out);
 
 /* What a report needs to say about a commit. Strings are owned. */
 struct rb_commit_info {

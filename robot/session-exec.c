@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Worker threads that run a session's tasks on the lab's hosts.
+ * The session's ops on the real things: its records in the store (the
+ * steps and samples of the bisection), the culprit's parents from git, and
+ * worker threads that run its tasks on the lab's hosts.
  */
 #include <pthread.h>
 #include <time.h>
@@ -30,6 +32,13 @@ struct worker {
 
 struct session_exec_real {
 	struct ctx *c;
+	int64_t bisection_id;
+	const char *metric;
+	/* what steps() and samples() lend the session */
+	struct bisection_step_rec *steps;
+	size_t steps_nr;
+	struct run_sample *samples;
+	size_t samples_nr;
 	int nr;
 	struct worker *w;
 	pthread_mutex_t mu;
@@ -179,14 +188,74 @@ static void x_pause(void *data, double seconds)
 	nanosleep(&ts, NULL);
 }
 
+/* --- the records ------------------------------------------------------- */
+
+static int x_steps(void *data, const struct bisection_step_rec **out, size_t *n)
+{
+	struct session_exec_real *x = data;
+
+	bisection_steps_free(x->steps, x->steps_nr);
+	x->steps = NULL;
+	x->steps_nr = 0;
+	if (store_bisection_steps(x->c->st, x->bisection_id, &x->steps,
+				  &x->steps_nr) < 0)
+		return -1;
+	*out = x->steps;
+	*n = x->steps_nr;
+	return 0;
+}
+
+static int x_samples(void *data, const char *commit,
+		     const struct run_sample **out, size_t *n)
+{
+	struct session_exec_real *x = data;
+
+	run_samples_free(x->samples, x->samples_nr);
+	x->samples = NULL;
+	x->samples_nr = 0;
+	if (store_bisection_samples(x->c->st, x->bisection_id, commit,
+				    x->metric, &x->samples, &x->samples_nr) < 0)
+		return -1;
+	*out = x->samples;
+	*n = x->samples_nr;
+	return 0;
+}
+
+static int x_step_add(void *data, const char *kind, const char *commit,
+		      const char *host, const char *verdict, const char *detail)
+{
+	struct session_exec_real *x = data;
+
+	return store_bisection_step_add(x->c->st, x->bisection_id, kind, commit,
+					host, verdict, detail);
+}
+
+static int64_t x_last_run_id(void *data)
+{
+	struct session_exec_real *x = data;
+
+	return store_last_run_id(x->c->st);
+}
+
+static int x_parents(void *data, const uint8_t *oid,
+		     uint8_t (**out)[RB_OID_RAWSZ], size_t *n)
+{
+	struct session_exec_real *x = data;
+
+	return rb_repo_parents(x->c->repo, oid, out, n);
+}
+
 int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
-			    int64_t bisection_id, struct session_exec *ops)
+			    int64_t bisection_id, const char *metric,
+			    struct session_ops *ops)
 {
 	struct session_exec_real *x = xcalloc(1, sizeof(*x));
 	int i;
 
 	*out = NULL;
 	x->c = c;
+	x->bisection_id = bisection_id;
+	x->metric = metric;
 	x->nr = (int)c->nr_hosts;
 	x->w = xcalloc((size_t)x->nr, sizeof(*x->w));
 	x->done = xcalloc((size_t)x->nr, sizeof(*x->done));
@@ -215,6 +284,11 @@ int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
 		x->w[i].started = true;
 	}
 	ops->data = x;
+	ops->steps = x_steps;
+	ops->samples = x_samples;
+	ops->step_add = x_step_add;
+	ops->last_run_id = x_last_run_id;
+	ops->parents = x_parents;
 	ops->start = x_start;
 	ops->wait = x_wait;
 	ops->now = x_now;
@@ -261,5 +335,7 @@ void session_exec_real_stop(struct session_exec_real *x)
 	pthread_cond_destroy(&x->done_cv);
 	free(x->w);
 	free(x->done);
+	bisection_steps_free(x->steps, x->steps_nr);
+	run_samples_free(x->samples, x->samples_nr);
 	free(x);
 }

@@ -18,10 +18,8 @@
 #include <math.h>
 
 #include "robot.h"
-#include "repo.h"
 #include "sbuf.h"
 #include "session.h"
-#include "store.h"
 #include "svec.h"
 
 /*
@@ -61,8 +59,9 @@ struct probe {
 
 struct sess {
 	const struct session_config *cfg;
+	const struct session_ops *ops;
 	struct stats_policy pol;
-	struct rb_graph g;
+	const struct rb_graph *g;
 	struct rb_bisect b;
 	bool b_ready;
 	char good_hex[RB_OID_HEXSZ + 1], bad_hex[RB_OID_HEXSZ + 1];
@@ -150,7 +149,7 @@ int session_parse_threshold(struct stats_policy *p, const char *text)
 
 static double now(const struct sess *s)
 {
-	return s->cfg->exec->now(s->cfg->exec->data);
+	return s->ops->now(s->ops->data);
 }
 
 static void status_line(struct sess *s);
@@ -239,12 +238,11 @@ static int load_set_upto(struct sess *s, const char *commit,
 			 struct stats_set *out, int64_t after, int only,
 			 int64_t upto)
 {
-	struct run_sample *v;
+	const struct run_sample *v;
 	size_t n, i;
 
 	stats_set_release(out);
-	if (store_bisection_samples(s->cfg->st, s->cfg->bisection_id, commit,
-				    s->cfg->metric, &v, &n) < 0)
+	if (s->ops->samples(s->ops->data, commit, &v, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
 		int h = host_id(s, v[i].host);
@@ -256,7 +254,6 @@ static int load_set_upto(struct sess *s, const char *commit,
 			continue;
 		stats_set_add_run(out, v[i].value, h, (double)v[i].run_id);
 	}
-	run_samples_free(v, n);
 	return 0;
 }
 
@@ -316,7 +313,7 @@ static int start(struct sess *s, int h, const char *commit, enum role role,
 {
 	struct host_state *hs = &s->hosts[h];
 
-	if (s->cfg->exec->start(s->cfg->exec->data, h, commit) < 0)
+	if (s->ops->start(s->ops->data, h, commit) < 0)
 		return -1;
 	hs->busy = true;
 	hs->role = role;
@@ -336,7 +333,7 @@ static int wait_one(struct sess *s, struct session_result *res)
 	struct host_state *hs;
 	double t = now(s);
 
-	if (s->cfg->exec->wait(s->cfg->exec->data, res) < 0)
+	if (s->ops->wait(s->ops->data, res) < 0)
 		return -1;
 	hs = &s->hosts[res->host];
 	hs->busy = false;
@@ -350,10 +347,10 @@ static int wait_one(struct sess *s, struct session_result *res)
 					"infrastructure failures in a row: %s",
 					s->cfg->hosts[res->host], hs->infra,
 					res->why);
-		if (s->cfg->exec->pause)
-			s->cfg->exec->pause(
-				s->cfg->exec->data,
-				RB_MIN(30.0, (double)(2 << (hs->infra - 1))));
+		if (s->ops->pause)
+			s->ops->pause(s->ops->data,
+				      RB_MIN(30.0,
+					     (double)(2 << (hs->infra - 1))));
 		return 0;
 	}
 	hs->infra = 0;
@@ -367,8 +364,8 @@ static int wait_one(struct sess *s, struct session_result *res)
 static int step(struct sess *s, const char *kind, const char *commit,
 		const char *host, const char *verdict, const char *detail)
 {
-	return store_bisection_step_add(s->cfg->st, s->cfg->bisection_id, kind,
-					commit, host, verdict, detail);
+	return s->ops->step_add(s->ops->data, kind, commit, host, verdict,
+				detail);
 }
 
 /* --- endpoints -------------------------------------------------------- */
@@ -586,7 +583,7 @@ static int mark(struct sess *s, const char *hex, enum rb_verdict v)
 
 	if (rb_oid_from_hex(oid, hex) < 0)
 		return rb_error("bad sha '%s' in the bisection's steps", hex);
-	node = rb_graph_find(&s->g, oid);
+	node = rb_graph_find(s->g, oid);
 	if (node == RB_NODE_NONE)
 		return 0; /* not in this graph (a parent outside the range) */
 	if (rb_bisect_mark(&s->b, node, v) < 0)
@@ -611,7 +608,7 @@ static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 		memset(p, 0, sizeof(*p));
 		p->node = picks[i];
 		p->host = (int)i;
-		rb_oid_hex(s->g.oid[picks[i]], p->hex);
+		rb_oid_hex(s->g->oid[picks[i]], p->hex);
 		sbuf_addf(&detail, "%s\"%s\"", i ? ", " : "", p->hex);
 	}
 	sbuf_addch(&detail, ']');
@@ -689,15 +686,9 @@ static int load_graph(struct sess *s)
 {
 	if (s->b_ready) {
 		rb_bisect_release(&s->b);
-		rb_graph_release(&s->g);
 		s->b_ready = false;
 	}
-	rb_graph_init(&s->g);
-	if (rb_repo_load_bisect(s->cfg->repo, s->cfg->bad, s->cfg->goods,
-				s->cfg->nr_goods,
-				s->cfg->first_parent ? RB_FIND_FIRST_PARENT : 0,
-				&s->g, &s->b) < 0)
-		return -1;
+	rb_range_start(s->cfg->range, &s->b);
 	s->b_ready = true;
 	return 0;
 }
@@ -726,12 +717,11 @@ static bool dropped_by(const struct bisection_step_rec *u, const char *hex)
  */
 static int replay(struct sess *s, bool *reproduced)
 {
-	struct bisection_step_rec *st;
+	const struct bisection_step_rec *st;
 	size_t n, i, j;
 	int have_endpoint = 0;
 
-	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
-	    0)
+	if (s->ops->steps(s->ops->data, &st, &n) < 0)
 		return -1;
 	svec_clear(&s->fresh_hex);
 	for (i = 0; i < n; i++) {
@@ -761,10 +751,8 @@ static int replay(struct sess *s, bool *reproduced)
 				drop = dropped_by(&st[j], st[i].commit);
 			if (drop)
 				continue;
-			if (mark(s, st[i].commit, v) < 0) {
-				bisection_steps_free(st, n);
+			if (mark(s, st[i].commit, v) < 0)
 				return -1;
-			}
 			if (v != RB_SKIP) {
 				struct stats_set c = STATS_SET_INIT;
 				const char *d =
@@ -778,16 +766,13 @@ static int replay(struct sess *s, bool *reproduced)
 				s->decided++;
 				if (load_set_upto(s, st[i].commit, &c,
 						  fresh_after(s, st[i].commit),
-						  -1, upto) < 0) {
-					bisection_steps_free(st, n);
+						  -1, upto) < 0)
 					return -1;
-				}
 				stats_noise_add(&s->pol.noise, &c);
 				stats_set_release(&c);
 			}
 		}
 	}
-	bisection_steps_free(st, n);
 	return have_endpoint;
 }
 
@@ -815,7 +800,7 @@ static int confirm(struct sess *s, const char *culprit,
 		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
 		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
 {
-	struct bisection_step_rec *st;
+	const struct bisection_step_rec *st;
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 fresh = STATS_SET_INIT, cs = STATS_SET_INIT,
 			 ps = STATS_SET_INIT;
@@ -832,8 +817,7 @@ static int confirm(struct sess *s, const char *culprit,
 
 	*confirmed = false;
 	/* where the fresh runs start (recorded once, found on resume) */
-	if (store_bisection_steps(s->cfg->st, s->cfg->bisection_id, &st, &n) <
-	    0)
+	if (s->ops->steps(s->ops->data, &st, &n) < 0)
 		goto out;
 	for (i = n; i-- > 0;) {
 		if (!strcmp(st[i].kind, "unconfirmed") ||
@@ -847,12 +831,11 @@ static int confirm(struct sess *s, const char *culprit,
 				after = strtoll(a + 13, NULL, 10);
 		}
 	}
-	bisection_steps_free(st, n);
 	if (after < 0) {
 		char *det;
 
 		/* run ids only grow: every run from here on is newer */
-		after = store_last_run_id(s->cfg->st);
+		after = s->ops->last_run_id(s->ops->data);
 		det = xstrfmt("{\"after_run\": %lld}", (long long)after);
 		if (step(s, "confirm-start", culprit, s->cfg->hosts[host], NULL,
 			 det) < 0) {
@@ -1015,7 +998,7 @@ static int drop_round(struct sess *s)
 			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
 				  s->probes[i].hex);
 	sbuf_addf(&d, "], \"after_run\": %lld}",
-		  (long long)store_last_run_id(s->cfg->st));
+		  (long long)s->ops->last_run_id(s->ops->data));
 	event(s, "the verdicts contradict one first bad commit: the last "
 		 "round's commits are decided again on fresh runs");
 	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
@@ -1087,6 +1070,8 @@ int session_run(const struct session_config *cfg,
 	memset(out, 0, sizeof(*out));
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
+	s.ops = cfg->ops;
+	s.g = &cfg->range->g;
 	s.pol = cfg->policy;
 	svec_init(&s.extra_hosts);
 	svec_init(&s.fresh_hex);
@@ -1099,8 +1084,8 @@ int session_run(const struct session_config *cfg,
 	s.probes = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.probes));
 	picks = xcalloc((size_t)cfg->nr_hosts, sizeof(*picks));
 	s.t0 = now(&s);
-	rb_oid_hex(cfg->bad, s.bad_hex);
-	rb_oid_hex(cfg->goods[0], s.good_hex);
+	rb_oid_hex(cfg->range->bad, s.bad_hex);
+	rb_oid_hex(cfg->range->goods[0], s.good_hex);
 	if (load_graph(&s) < 0)
 		goto out;
 	/* the error budget is split over the steps this range needs */
@@ -1139,11 +1124,12 @@ int session_run(const struct session_config *cfg,
 			size_t np = 0, i;
 			bool ok;
 
-			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
-			if (rb_repo_parents(cfg->repo, s.g.oid[bs.pick], &poids,
-					    &np) < 0)
+			rb_oid_hex(s.g->oid[bs.pick], out->culprit);
+			if (cfg->ops->parents(cfg->ops->data, s.g->oid[bs.pick],
+					      &poids, &np) < 0)
 				goto out;
-			if (cfg->first_parent && np > 1)
+			if ((cfg->range->flags & RB_FIND_FIRST_PARENT) &&
+			    np > 1)
 				np = 1;
 			parents = xcalloc(np ? np : 1, sizeof(*parents));
 			for (i = 0; i < np; i++)
@@ -1192,7 +1178,8 @@ int session_run(const struct session_config *cfg,
 				sbuf_addf(&drop,
 					  "], \"after_run\": %lld, "
 					  "\"numbers\": %s}",
-					  (long long)store_last_run_id(cfg->st),
+					  (long long)cfg->ops->last_run_id(
+						  cfg->ops->data),
 					  detail.len ? detail.buf : "null");
 				r = step(&s, "unconfirmed", out->culprit, NULL,
 					 NULL, drop.buf);
@@ -1221,7 +1208,7 @@ int session_run(const struct session_config *cfg,
 			continue;
 		}
 		case RB_BISECT_ONLY_SKIPPED:
-			set_list(&out->list, &out->list_nr, &s.g, bs.list,
+			set_list(&out->list, &out->list_nr, s.g, bs.list,
 				 bs.list_nr);
 			snprintf(out->message, sizeof(out->message),
 				 "There are only 'skip'ped commits left to "
@@ -1229,7 +1216,7 @@ int session_run(const struct session_config *cfg,
 			ret = finish(&s, out, SESSION_ONLY_SKIPPED);
 			goto out;
 		case RB_BISECT_MERGE_BASE_BAD:
-			rb_oid_hex(s.g.oid[bs.pick], out->culprit);
+			rb_oid_hex(s.g->oid[bs.pick], out->culprit);
 			snprintf(out->message, sizeof(out->message),
 				 "The merge base %s is bad. This means the "
 				 "regression was fixed between %s and the good "
@@ -1293,10 +1280,8 @@ out:
 	if (ret == 0)
 		final_threshold(&s, out);
 	rb_bisect_step_release(&bs);
-	if (s.b_ready) {
+	if (s.b_ready)
 		rb_bisect_release(&s.b);
-		rb_graph_release(&s.g);
-	}
 	free(s.hosts);
 	free(s.probes);
 	free(picks);

@@ -7,10 +7,9 @@
 #include <stdio.h>
 
 #include "bisect.h"
+#include "record.h"
 #include "stats.h"
 
-struct store;
-struct rb_repo;
 struct sbuf;
 
 /*
@@ -55,11 +54,12 @@ struct sbuf;
  * stored samples, so nothing measured is measured again and the decisions
  * come out the same.
  *
- * The session is single-threaded and deterministic for a given order of
- * finished runs. It runs payloads through `struct session_exec` (the real
- * one is robot/session-exec.c: a worker thread per host with the runner;
- * tests use fakes), which must store each run (store_run_start/finish with
- * the bisection tagged) before wait() reports it.
+ * The session is pure, single-threaded and deterministic for a given order
+ * of finished runs: it reads and appends its records and runs payloads
+ * only through `struct session_ops`. The real ops are robot/session-exec.c
+ * (the store, and a worker thread per host with the runner); tests and the
+ * simulation (tests/lib/session-mem.c) keep everything in memory. A run is
+ * recorded (its samples readable) before wait() reports it.
  */
 
 enum session_outcome {
@@ -77,8 +77,26 @@ struct session_result {
 	char why[512];
 };
 
-struct session_exec {
+struct session_ops {
 	void *data;
+	/*
+	 * The bisection's steps in the order they were appended, and the
+	 * samples of the metric for commit in run order: both borrowed, valid
+	 * until the next call of the same op or step_add(). 0 or -1.
+	 */
+	int (*steps)(void *data, const struct bisection_step_rec **out,
+		     size_t *n);
+	int (*samples)(void *data, const char *commit,
+		       const struct run_sample **out, size_t *n);
+	/* Append a step (NULL fields: none). 0 or -1. */
+	int (*step_add)(void *data, const char *kind, const char *commit,
+			const char *host, const char *verdict,
+			const char *detail);
+	/* The newest run id (0: none); run ids only grow. */
+	int64_t (*last_run_id)(void *data);
+	/* The parents of a commit in order (malloc'd). 0 or -1. */
+	int (*parents)(void *data, const uint8_t *oid,
+		       uint8_t (**out)[RB_OID_RAWSZ], size_t *n);
 	/* Start one payload run of commit on (idle) host h, building and
 	 * booting first when needed. 0, or -1 when the robot failed. */
 	int (*start)(void *data, int h, const char *commit);
@@ -91,17 +109,13 @@ struct session_exec {
 };
 
 struct session_config {
-	struct store *st;
-	struct rb_repo *repo;
-	const struct session_exec *exec;
-	int64_t bisection_id; /* created (or found) by the caller */
+	const struct session_ops *ops;
+	/* bad --not goods, loaded (rb_repo_load_range): the first good is
+	 * the good anchor */
+	const struct rb_range *range;
 	const char *const *hosts; /* names, index = host id */
 	int nr_hosts;
 	const char *metric;
-	uint8_t bad[RB_OID_RAWSZ];
-	const uint8_t (*goods)[RB_OID_RAWSZ];
-	size_t nr_goods;
-	bool first_parent;
 	struct stats_policy policy; /* threshold and direction set */
 	/* progress: event lines to this stream (NULL: none); a status line
 	 * too when tty */
@@ -138,7 +152,7 @@ void session_outcome_release(struct session_outcome_info *o);
 
 /*
  * Run (or resume) the bisection to its end. 0 with *out filled, or -1 when
- * the robot itself failed (store, repository, infrastructure that never came
+ * the robot itself failed (its records, infrastructure that never came
  * back): the bisection stays resumable.
  */
 int session_run(const struct session_config *cfg,

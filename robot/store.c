@@ -928,20 +928,6 @@ int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 	return step_done(st, s, NULL);
 }
 
-void bisection_steps_free(struct bisection_step_rec *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(v[i].kind);
-		free(v[i].commit);
-		free(v[i].host);
-		free(v[i].verdict);
-		free(v[i].detail);
-	}
-	free(v);
-}
-
 int store_bisection_steps(struct store *st, int64_t id,
 			  struct bisection_step_rec **out, size_t *n)
 {
@@ -975,15 +961,6 @@ int store_bisection_steps(struct store *st, int64_t id,
 	*out = v;
 	*n = nr;
 	return 0;
-}
-
-void run_samples_free(struct run_sample *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].host);
-	free(v);
 }
 
 int store_bisection_samples(struct store *st, int64_t id, const char *commit,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
 #include "result.h"
 
 /*
@@ -170,25 +171,13 @@ void bisection_recs_free(struct bisection_rec *v, size_t n);
 /* Forget a bisection and its steps; its runs stay, untagged. */
 int store_bisection_delete(struct store *st, int64_t id);
 
-struct bisection_step_rec {
-	int64_t id;
-	char *kind, *commit, *host, *verdict, *detail;
-	double time;
-};
 int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 			     const char *commit, const char *host,
 			     const char *verdict, const char *detail);
 /* The steps in the order they were recorded. */
 int store_bisection_steps(struct store *st, int64_t id,
 			  struct bisection_step_rec **out, size_t *n);
-void bisection_steps_free(struct bisection_step_rec *v, size_t n);
 
-/* One sample of a bisection: which run, on which host. */
-struct run_sample {
-	int64_t run_id;
-	char *host;
-	double value;
-};
 /*
  * The values of stat over the OK runs of commit within bisection id, in
  * run order. Free with run_samples_free.
@@ -196,7 +185,6 @@ struct run_sample {
 int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 			    const char *stat, struct run_sample **out,
 			    size_t *n);
-void run_samples_free(struct run_sample *v, size_t n);
 /*
  * Every stat of the OK runs of commit within bisection id, one statset per
  * run in run order, with the runs' ids and result directories (malloc'd;

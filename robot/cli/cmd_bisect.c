@@ -83,14 +83,15 @@ static int parse(int argc, char **argv, struct bisect_opts *o)
 	return 0;
 }
 
-static int print_stored(const struct bisection_rec *b, const char *json_path)
+static int print_stored(const char *status, const char *result,
+			const char *json_path)
 {
-	int code = bisection_exit_code(b->status);
+	int code = bisection_exit_code(status);
 
-	if (b->result) {
-		bisection_print_result(stdout, b->result);
-		if (json_path && rb_write_file_atomic(json_path, b->result,
-						      strlen(b->result)) < 0) {
+	if (result) {
+		bisection_print_result(stdout, result);
+		if (json_path && rb_write_file_atomic(json_path, result,
+						      strlen(result)) < 0) {
 			rb_error_print();
 			return RB_EXIT_FAIL;
 		}
@@ -136,24 +137,25 @@ static int draft_mail(struct ctx *c, int64_t id, const char *culprit,
 	return 0;
 }
 
+static int opened(void *arg, int64_t id, bool resumed)
+{
+	fprintf(stderr, "robot: %sbisection %lld\n", resumed ? "resuming " : "",
+		(long long)id);
+	return 0;
+}
+
 static int do_bisect(int argc, char **argv)
 {
 	struct bisect_opts o = { .goods = SVEC_INIT, .params = SVEC_INIT };
 	struct ctx c;
-	struct session_config cfg;
-	struct session_exec ops = { 0 };
-	struct session_exec_real *x = NULL;
-	struct session_outcome_info res;
-	struct bisection_rec rec = { 0 };
 	struct bisection_request req;
+	struct bisection_run run = { 0 };
 	uint8_t bad[RB_OID_RAWSZ], (*goods)[RB_OID_RAWSZ] = NULL;
-	const char **host_names = NULL;
-	char *metric = NULL, *key = NULL, *json = NULL;
+	char *metric = NULL;
 	struct sbuf cmdline = SBUF_INIT;
-	int64_t id;
 	size_t i;
-	int ret = RB_EXIT_FAIL, u, found;
-	bool ctx_up = false, have_res = false;
+	int ret = RB_EXIT_FAIL, u;
+	bool ctx_up = false;
 
 	u = parse(argc, argv, &o);
 	if (u)
@@ -168,11 +170,6 @@ static int do_bisect(int argc, char **argv)
 		if (rb_repo_resolve(c.repo, o.goods.v[i], goods[i]) < 0)
 			goto fail;
 	metric = o.metric ? xstrdup(o.metric) : runner_headline_stat(c.job);
-	memset(&cfg, 0, sizeof(cfg));
-	stats_policy_init(&cfg.policy);
-	cfg.policy.direction = stats_direction(metric);
-	if (session_parse_threshold(&cfg.policy, o.threshold) < 0)
-		goto fail;
 	memset(&req, 0, sizeof(req));
 	req.ctx = &c;
 	req.metric = metric;
@@ -181,94 +178,45 @@ static int do_bisect(int argc, char **argv)
 	memcpy(req.bad, bad, sizeof(bad));
 	req.goods = (const uint8_t(*)[RB_OID_RAWSZ])goods;
 	req.nr_goods = o.goods.nr;
-	key = bisection_key(&req);
 	for (i = 0; i < (size_t)argc; i++)
 		sbuf_addf(&cmdline, "%s%s", i ? " " : "robot ", argv[i]);
-	found = store_bisection_by_key(c.st, key, &rec);
-	if (found < 0)
+	run.req = &req;
+	run.command = cmdline.buf;
+	run.direction = stats_direction(metric);
+	run.progress = stderr;
+	run.tty = isatty(STDERR_FILENO);
+	run.opened = opened;
+	if (bisection_run(&run) < 0)
 		goto fail;
-	if (found && strcmp(rec.status, "running")) {
+	if (run.ended_before) {
 		fprintf(stderr,
 			"robot: bisection %lld already ended (%s); 'robot "
 			"bisect reset --lab %s %lld' starts it again\n",
-			(long long)rec.id, rec.status, o.ctx.lab,
-			(long long)rec.id);
-		ret = print_stored(&rec, o.json);
+			(long long)run.id, run.status, o.ctx.lab,
+			(long long)run.id);
+		ret = print_stored(run.status, run.json, o.json);
 		goto done;
 	}
-	if (found) {
-		id = rec.id;
-		fprintf(stderr, "robot: resuming bisection %lld\n",
-			(long long)id);
-	} else {
-		char *good_list = bisection_hex_list(req.goods, req.nr_goods);
-		char bad_hex[RB_OID_HEXSZ + 1];
-		struct sbuf jn = SBUF_INIT;
-
-		rb_oid_hex(bad, bad_hex);
-		job_name(c.job, &jn);
-		u = store_bisection_create(c.st, key, jn.buf, metric, good_list,
-					   bad_hex, cmdline.buf, &id);
-		free(good_list);
-		sbuf_release(&jn);
-		if (u < 0)
-			goto fail;
-		fprintf(stderr, "robot: bisection %lld\n", (long long)id);
-	}
-	host_names = xcalloc(c.nr_hosts, sizeof(*host_names));
-	for (i = 0; i < c.nr_hosts; i++)
-		host_names[i] = c.hosts[i]->name;
-	if (session_exec_real_start(&x, &c, id, &ops) < 0)
-		goto fail;
-	cfg.st = c.st;
-	cfg.repo = c.repo;
-	cfg.exec = &ops;
-	cfg.bisection_id = id;
-	cfg.hosts = host_names;
-	cfg.nr_hosts = (int)c.nr_hosts;
-	cfg.metric = metric;
-	memcpy(cfg.bad, bad, sizeof(bad));
-	cfg.goods = (const uint8_t(*)[RB_OID_RAWSZ])goods;
-	cfg.nr_goods = o.goods.nr;
-	cfg.first_parent = o.first_parent;
-	cfg.progress = stderr;
-	cfg.tty = isatty(STDERR_FILENO);
-	if (session_run(&cfg, &res) < 0)
-		goto fail;
-	have_res = true;
-	session_exec_real_stop(x);
-	x = NULL;
-	json = bisection_result_json(&c, id, &req, &res);
-	if (!json ||
-	    store_bisection_finish(
-		    c.st, id, session_status_name(res.status),
-		    res.status == SESSION_FOUND ? res.culprit : NULL, json) < 0)
-		goto fail;
 	/* the result is stored: a mail that cannot be drafted costs no more */
-	if (res.status == SESSION_FOUND &&
-	    draft_mail(&c, id, res.culprit, &json) < 0)
+	if (run.culprit[0] &&
+	    draft_mail(&c, run.id, run.culprit, &run.json) < 0)
 		rb_warn("no mail: %s ('robot report --lab %s %lld' tries again)",
-			rb_errmsg(), o.ctx.lab, (long long)id);
-	bisection_print_result(stdout, json);
-	if (o.json && rb_write_file_atomic(o.json, json, strlen(json)) < 0)
+			rb_errmsg(), o.ctx.lab, (long long)run.id);
+	bisection_print_result(stdout, run.json);
+	if (o.json &&
+	    rb_write_file_atomic(o.json, run.json, strlen(run.json)) < 0)
 		goto fail;
-	ret = bisection_exit_code(session_status_name(res.status));
+	ret = bisection_exit_code(run.status);
 	goto done;
 fail:
 	rb_error_print();
 	ret = RB_EXIT_FAIL;
 done:
-	session_exec_real_stop(x);
-	if (have_res)
-		session_outcome_release(&res);
-	bisection_rec_release(&rec);
+	bisection_run_release(&run);
 	if (ctx_up)
 		ctx_close(&c);
 	free(goods);
-	free(host_names);
 	free(metric);
-	free(key);
-	free(json);
 	sbuf_release(&cmdline);
 	svec_clear(&o.goods);
 	svec_clear(&o.params);

@@ -165,11 +165,11 @@ static int print_step(const struct rb_graph *g, const struct rb_bisect *b,
 static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 		      const struct rb_rev *revs, size_t nrevs)
 {
-	struct rb_graph g = RB_GRAPH_INIT;
+	struct rb_range range;
 	struct rb_bisect b = RB_BISECT_INIT;
 	struct rb_bisect_step st = RB_BISECT_STEP_INIT;
 	uint8_t(*goods)[RB_OID_RAWSZ] = NULL;
-	uint32_t *list = NULL, nr = 0, *picks = NULL, np, i;
+	uint32_t *picks = NULL, np, i;
 	unsigned fflags = o->first_parent ? RB_FIND_FIRST_PARENT : 0;
 	const uint8_t *bad = NULL;
 	size_t ngoods = 0, k;
@@ -177,6 +177,8 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 	char hex[RB_OID_HEXSZ + 1];
 	int ret = RB_EXIT_FAIL;
 
+	rb_range_init(&range, (const uint8_t[RB_OID_RAWSZ]){ 0 }, NULL, 0,
+		      fflags);
 	if (porcelain) {
 		goods = xmalloc(RB_OID_RAWSZ * (nrevs ? nrevs : 1));
 		for (k = 0; k < nrevs; k++) {
@@ -197,12 +199,14 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 			ret = rb_usage_error("pick", "no bad revision given");
 			goto out;
 		}
-		if (rb_repo_load_bisect(r, bad,
-					(const uint8_t(*)[RB_OID_RAWSZ])goods,
-					ngoods, fflags, &g, &b) < 0) {
+		rb_range_release(&range);
+		if (rb_repo_load_range(r, bad,
+				       (const uint8_t(*)[RB_OID_RAWSZ])goods,
+				       ngoods, fflags, &range) < 0) {
 			rb_error_print();
 			goto out;
 		}
+		rb_range_start(&range, &b);
 		inited = true;
 		for (k = 0; k < o->skips_nr; k++) {
 			uint8_t oid[RB_OID_RAWSZ];
@@ -212,7 +216,7 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 				rb_error_print();
 				goto out;
 			}
-			node = rb_graph_find(&g, oid);
+			node = rb_graph_find(&range.g, oid);
 			/* skips outside the range change nothing, as in git */
 			if (node == RB_NODE_NONE)
 				continue;
@@ -223,12 +227,12 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 		}
 	} else {
 		if (rb_repo_walk(r, revs, nrevs,
-				 o->first_parent ? RB_WALK_FIRST_PARENT : 0, &g,
-				 &list, &nr) < 0) {
+				 o->first_parent ? RB_WALK_FIRST_PARENT : 0,
+				 &range.g, &range.list, &range.nr) < 0) {
 			rb_error_print();
 			goto out;
 		}
-		rb_bisect_init(&b, &g, list, nr, fflags);
+		rb_range_start(&range, &b);
 		inited = true;
 	}
 	rb_bisect_next(&b, &st);
@@ -236,14 +240,14 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 		picks = xmalloc(sizeof(*picks) * (size_t)o->ways);
 		np = rb_bisect_picks(&b, (uint32_t)o->ways, picks);
 		for (i = 0; i < np; i++)
-			printf("%s\n", rb_oid_hex(g.oid[picks[i]], hex));
+			printf("%s\n", rb_oid_hex(range.g.oid[picks[i]], hex));
 		ret = RB_EXIT_OK;
 	} else if (!porcelain && st.status == RB_BISECT_FOUND) {
 		/* rev-list prints the bad commit when it is all that is left */
-		printf("%s\n", rb_oid_hex(g.oid[st.pick], hex));
+		printf("%s\n", rb_oid_hex(range.g.oid[st.pick], hex));
 		ret = RB_EXIT_OK;
 	} else {
-		ret = print_step(&g, &b, &st, porcelain);
+		ret = print_step(&range.g, &b, &st, porcelain);
 	}
 out:
 	rb_bisect_step_release(&st);
@@ -251,8 +255,7 @@ out:
 		rb_bisect_release(&b);
 	free(picks);
 	free(goods);
-	free(list);
-	rb_graph_release(&g);
+	rb_range_release(&range);
 	return ret;
 }
 

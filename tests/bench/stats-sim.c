@@ -17,30 +17,13 @@
  *   hosts      gaussian plus a per-host offset N(0, 1) on 4 test hosts
  *              (host 0 has none); the session uses all 4 hosts
  *
- * The session is simulated as robot/session.c runs it, with the real
- * commit picks of robot/bisect.c over the line of commits:
- *  - endpoints: every idle host runs the anchor it has fewer runs of, in
- *    pairs (g b b g ...), until stats_power_check decides; the runs still
- *    going then end (and count);
- *  - rounds: one host picks one commit (rb_bisect_next) and with several
- *    hosts rb_bisect_picks gives each host a commit; each commit is run
- *    one run at a time until stats_step_verdict decides; anchor runs it
- *    asks for go first (good ones, then bad ones) on the same host; a weak
- *    verdict is a skip (a neighbour is tested instead); decided steps add
- *    their candidate runs to the policy's noise pool;
- *  - confirmation: the parent and the culprit are decided again by
- *    stats_confirm_verdict on fresh runs, interleaved on host 0
- *    (anchors are known): confirmed when the parent is good
- *    and the culprit bad; an unconfirmed culprit drops its and its
- *    parent's verdicts and the bisection goes on (at most 3 tries, then
- *    inconclusive); verdicts of one round are applied in the order they
- *    were decided, one that contradicts them is left out, and when the
- *    verdicts leave no candidate the last round's are dropped; a dropped
- *    commit is decided again on runs after the drop only.
- * The budget is split over git's estimate of the steps plus 2 (session.c),
- * anchors are refreshed after 12 runs per host, runs carry their host and
- * the run counter (`when`) as in the store. Every run takes 0.9 to 1.1
- * time units; drift follows that clock.
+ * Our side is the robot's own loop: the real session_run (robot/session.c,
+ * with its endpoint check, rounds of k-way picks, step verdicts, anchor
+ * refreshes, confirmation and drops) over in-memory ops
+ * (tests/lib/session-mem.c): a line of commits, the bisection's records in
+ * arrays, and a simulated lab where every run takes 0.9 to 1.1 time units
+ * on its host (drift follows that clock). What is tallied comes from the
+ * steps the session appended, as `robot bisect log` reads them.
  *
  * The baseline is lkp's practice: 6 runs per commit on one host (a random
  * one with hosts), the endpoint and every step of a binary search decided
@@ -69,20 +52,19 @@
 #include "robot.h"
 #include "bisect.h"
 #include "sbuf.h"
+#include "session-mem.h"
+#include "session.h"
 #include "stats.h"
 
 enum shape { GAUSS, BIMODAL, HEAVY, DRIFT, HOSTS, NSHAPES };
 static const char *const shape_names[] = { "gaussian", "bimodal", "heavy",
 					   "drift", "hosts" };
 
-#define MAXHOSTS 8
+#define MAXHOSTS SESSION_MEM_MAX_HOSTS
 static int nr_hosts_shape = 4;
 static double drift_per_run = 0.01;
 #define BASE 1000.0
 #define SD 10.0
-
-/* session.c's confirmation: tries before giving up */
-#define CONFIRM_ATTEMPTS 2
 
 struct rng {
 	uint64_t s;
@@ -159,552 +141,91 @@ static double measure(struct world *w, long k, int h, double t)
 }
 
 /* ------------------------------------------------------------------ */
-/* the session */
-
-enum kind { K_ENDPOINT, K_ANCHOR, K_CAND, K_CONFIRM, NKINDS };
-
-struct host {
-	bool busy;
-	long commit;
-	int role; /* 0 none, 1 good, 2 bad, 3 candidate */
-	enum kind kind;
-	double start, finish;
-	double when;
-};
-
-struct probe {
-	long commit;
-	int host;
-	bool done;
-	enum rb_verdict verdict;
-	unsigned anchor_due, anchor_good;
-};
-
-struct vrec {
-	long commit;
-	enum rb_verdict v;
-	double after, last_run; /* its runs: (after, last_run] */
-	bool dropped;
-};
+/* the session: the real one over in-memory ops */
 
 struct result {
 	long reported; /* culprit reported, 0: none */
 	long runs;
-	long kind_runs[NKINDS];
-	int weak;
-	int unconfirmed; /* culprits that did not confirm */
-	int contradictions; /* rounds dropped: no candidate left */
+	long kind_runs[MEM_KINDS];
+	long weak;
+	long unconfirmed; /* culprits that did not confirm */
+	long contradictions; /* rounds dropped: no candidate left */
 	bool reproduced; /* the endpoint check said so */
 	bool inconclusive;
 	double clock; /* wall time */
 };
 
-struct sess {
-	struct world *w;
-	struct stats_policy pol, pol0;
-	long N;
-	int nhosts;
-	struct stats_set *set; /* runs of commit 0..N */
-	struct host hosts[MAXHOSTS];
-	double clock, run_id;
-	struct vrec *log;
-	size_t nlog, alog;
-	const struct rb_graph *g;
-	struct rb_bisect b;
-	struct result *res;
-	/* dropped verdicts: commit k's runs count after fresh[k] only */
-	double *fresh;
-	long last_round[MAXHOSTS]; /* the commits of the last round */
-	uint32_t n_last;
-};
-
-/* the line of commits N..1 in walk order: node i is commit N - i */
-static struct rb_graph graph;
-static uint32_t *walk;
-static long graph_n;
-
-static void oid_of(long k, uint8_t *oid)
+/* one run of commit k on host h started at t, 0.9 to 1.1 units long */
+static enum session_outcome sim_run(void *data, int h, long k, double t,
+				    double *value, double *duration)
 {
-	uint64_t h = ((uint64_t)k + 1) * 0x9e3779b97f4a7c15ULL;
-	int i;
+	struct world *w = data;
 
-	for (i = 0; i < RB_OID_RAWSZ; i++) {
-		h ^= h >> 29;
-		h *= 0xbf58476d1ce4e5b9ULL;
-		oid[i] = (uint8_t)(h >> 56);
-	}
+	*duration = 0.9 + 0.2 * rng_unif(&w->rng);
+	*value = measure(w, k, h, t);
+	return SESSION_RUN_OK;
 }
 
-static void build_graph(long N)
-{
-	long k;
-
-	rb_graph_init(&graph);
-	walk = xmalloc(sizeof(*walk) * (size_t)N);
-	for (k = N; k >= 1; k--) {
-		uint8_t oid[RB_OID_RAWSZ], par[1][RB_OID_RAWSZ];
-
-		oid_of(k, oid);
-		oid_of(k - 1, par[0]);
-		walk[N - k] = rb_graph_add(&graph, oid, k, RB_NODE_CAND, 1,
-					   (const uint8_t(*)[RB_OID_RAWSZ])par);
-	}
-	rb_graph_resolve(&graph);
-	graph_n = N;
-}
-
-static long commit_of(uint32_t node)
-{
-	return graph_n - (long)node;
-}
-
-static uint32_t node_of(long k)
-{
-	return (uint32_t)(graph_n - k);
-}
-
-static void start(struct sess *s, int h, long commit, int role, enum kind k)
-{
-	struct host *hs = &s->hosts[h];
-
-	hs->busy = true;
-	hs->commit = commit;
-	hs->role = role;
-	hs->kind = k;
-	hs->start = s->clock;
-	hs->finish = s->clock + 0.9 + 0.2 * rng_unif(&s->w->rng);
-	/* run ids are given when a run starts */
-	hs->when = ++s->run_id;
-}
-
-/* the next run to end: its value goes to its commit's set */
-static int wait_one(struct sess *s)
-{
-	int h, best = -1;
-	struct host *hs;
-
-	for (h = 0; h < s->nhosts; h++)
-		if (s->hosts[h].busy &&
-		    (best < 0 || s->hosts[h].finish < s->hosts[best].finish))
-			best = h;
-	if (best < 0)
-		rb_die("wait with no run going");
-	hs = &s->hosts[best];
-	s->clock = hs->finish;
-	hs->busy = false;
-	stats_set_add_run(&s->set[hs->commit],
-			  measure(s->w, hs->commit, best, hs->start), best,
-			  hs->when);
-	s->res->kind_runs[hs->kind]++;
-	return best;
-}
-
-static bool busy_any(const struct sess *s)
-{
-	int h;
-
-	for (h = 0; h < s->nhosts; h++)
-		if (s->hosts[h].busy)
-			return true;
-	return false;
-}
-
-/* endpoints(): measure the anchors until the power check decides */
-static bool endpoints(struct sess *s)
-{
-	struct stats_set *good = &s->set[0], *bad = &s->set[s->N];
-	struct stats_power pw;
-	int h;
-
-	for (;;) {
-		if (good->nr >= 2 && bad->nr >= 2) {
-			if (stats_power_check(&s->pol, good, bad, &pw, NULL))
-				rb_die("power check: %s", rb_errmsg());
-			if (pw.verdict != STATS_ENDPOINT_NEED_MORE) {
-				if (getenv("SIM_DEBUG") && s->w->culprit &&
-				    pw.verdict != STATS_REPRODUCED) {
-					struct sbuf sb = SBUF_INIT;
-
-					stats_power_check(&s->pol, good, bad,
-							  &pw, &sb);
-					printf("REFUSED %s %.0f: %s\n",
-					       shape_names[s->w->shape],
-					       s->w->effect, sb.buf);
-					sbuf_release(&sb);
-				}
-				break;
-			}
-		}
-		for (h = 0; h < s->nhosts; h++) {
-			struct host *hs = &s->hosts[h];
-			size_t ng = stats_set_count_on(good, h),
-			       nb = stats_set_count_on(bad, h);
-			bool g;
-
-			if (hs->busy)
-				continue;
-			if (hs->role == 1 && ng < nb + 1)
-				g = true;
-			else if (hs->role == 2 && nb < ng + 1)
-				g = false;
-			else
-				g = ng <= nb;
-			start(s, h, g ? 0 : s->N, g ? 1 : 2, K_ENDPOINT);
-		}
-		wait_one(s);
-	}
-	while (busy_any(s))
-		wait_one(s);
-	return pw.verdict == STATS_REPRODUCED;
-}
-
-static void log_verdict(struct sess *s, long commit, enum rb_verdict v,
-			double last_run)
-{
-	RB_ALLOC_GROW(s->log, s->nlog + 1, s->alog);
-	s->log[s->nlog++] =
-		(struct vrec){ commit, v, s->fresh[commit], last_run, false };
-}
-
-/* commit k's runs in (after, upto] (session.c's load_set_upto) */
-static void runs_of(const struct sess *s, long k, double after, double upto,
-		    struct stats_set *out)
-{
-	const struct stats_set *set = &s->set[k];
-	size_t i;
-
-	stats_set_release(out);
-	for (i = 0; i < set->nr; i++)
-		if (set->when[i] > after && set->when[i] <= upto)
-			stats_set_add_run(out, set->v[i], set->host[i],
-					  set->when[i]);
-}
-
-/* drop commit k's verdicts: it is decided again on runs from now on */
-static void drop(struct sess *s, long k)
+/* SIM_DEBUG: every wrong step with its evidence, every wrong culprit */
+static void debug(const struct world *w, const struct session_mem *m,
+		  const struct session_outcome_info *out)
 {
 	size_t i;
 
-	for (i = 0; i < s->nlog; i++)
-		if (s->log[i].commit == k)
-			s->log[i].dropped = true;
-	s->fresh[k] = s->run_id;
-}
+	for (i = 0; i < m->steps_nr; i++) {
+		const struct bisection_step_rec *st = &m->steps[i];
+		long k;
 
-static void debug_wrong(struct sess *s, const struct probe *p,
-			const struct stats_step *st)
-{
-	struct sbuf sb = SBUF_INIT;
-	struct stats_step tmp;
-
-	if (!getenv("SIM_DEBUG") || st->verdict == STATS_WEAK ||
-	    (st->verdict == STATS_BAD) ==
-		    (s->w->culprit && p->commit >= s->w->culprit))
-		return;
-	stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N],
-			   &s->set[p->commit], &tmp, &sb);
-	printf("WRONG %s %.0f step %ld culprit=%ld runs=%ld: %s\n",
-	       shape_names[s->w->shape], s->w->effect, p->commit, s->w->culprit,
-	       s->w->runs, sb.buf);
-	sbuf_release(&sb);
-}
-
-/* evaluate(): what probe p needs next; p->done once its verdict is in */
-static void evaluate(struct sess *s, struct probe *p)
-{
-	struct stats_set fresh = STATS_SET_INIT, *c = &s->set[p->commit];
-	struct stats_step st;
-
-	if (s->fresh[p->commit] > 0) {
-		runs_of(s, p->commit, s->fresh[p->commit], INFINITY, &fresh);
-		c = &fresh;
-	}
-	if (stats_step_verdict(&s->pol, &s->set[0], &s->set[s->N], c, &st,
-			       NULL))
-		rb_die("verdict: %s", rb_errmsg());
-	switch (st.verdict) {
-	case STATS_NEED_MORE:
-		p->anchor_due = st.more_anchor_runs * 2;
-		p->anchor_good = st.more_anchor_runs;
-		stats_set_release(&fresh);
-		return;
-	case STATS_GOOD:
-		p->verdict = RB_GOOD;
-		break;
-	case STATS_BAD:
-		p->verdict = RB_BAD;
-		break;
-	case STATS_WEAK:
-		/* the truncated test: the lean, the confirmation backs it */
-		p->verdict = st.lean == STATS_BAD ? RB_BAD : RB_GOOD;
-		s->res->weak++;
-		break;
-	}
-	debug_wrong(s, p, &st);
-	stats_noise_add(&s->pol.noise, c);
-	log_verdict(s, p->commit, p->verdict, c->nr ? c->when[c->nr - 1] : 0);
-	p->done = true;
-	stats_set_release(&fresh);
-}
-
-static void dispatch(struct sess *s, struct probe *p)
-{
-	if (p->anchor_due) {
-		bool g = p->anchor_good > 0;
-
-		if (g)
-			p->anchor_good--;
-		p->anchor_due--;
-		start(s, p->host, g ? 0 : s->N, g ? 1 : 2, K_ANCHOR);
-		return;
-	}
-	start(s, p->host, p->commit, 3, K_CAND);
-}
-
-static void run_round(struct sess *s, const uint32_t *picks, uint32_t n)
-{
-	struct probe probes[MAXHOSTS];
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		memset(&probes[i], 0, sizeof(probes[i]));
-		probes[i].commit = commit_of(picks[i]);
-		probes[i].host = (int)i;
-		s->last_round[i] = probes[i].commit;
-	}
-	s->n_last = n;
-	for (;;) {
-		for (i = 0; i < n; i++) {
-			struct probe *p = &probes[i];
-
-			if (p->done || s->hosts[p->host].busy)
-				continue;
-			if (!p->anchor_due)
-				evaluate(s, p);
-			if (p->done)
-				continue;
-			dispatch(s, p);
-		}
-		if (!busy_any(s))
-			break;
-		wait_one(s);
-	}
-	/* in the order decided; a contradicting verdict is left out */
-	for (i = s->nlog - n; i < s->nlog; i++)
-		rb_bisect_mark(&s->b, node_of(s->log[i].commit), s->log[i].v);
-}
-
-/* the runs of commit k after run id `after` on host `only` */
-static void load_after(const struct sess *s, long k, double after, int only,
-		       struct stats_set *out)
-{
-	const struct stats_set *set = &s->set[k];
-	size_t i;
-
-	stats_set_release(out);
-	for (i = 0; i < set->nr; i++)
-		if (set->when[i] > after && set->host[i] == only)
-			stats_set_add_run(out, set->v[i], set->host[i],
-					  set->when[i]);
-}
-
-/*
- * confirm(): the parent and the culprit are decided again, each on fresh
- * runs (after the confirmation started, on host 0, interleaved) against
- * the anchors: confirmed when the parent is good and the culprit bad. An
- * anchor is known already and is not run again.
- */
-static bool confirm(struct sess *s, long culprit)
-{
-	struct stats_set fresh = STATS_SET_INIT;
-	struct probe m[2];
-	double after = s->run_id;
-	bool confirmed = false;
-	int k, left;
-
-	memset(m, 0, sizeof(m));
-	m[0].commit = culprit - 1;
-	m[1].commit = culprit;
-	m[0].done = m[0].commit == 0;
-	m[0].verdict = RB_GOOD;
-	m[1].done = m[1].commit == s->N;
-	m[1].verdict = RB_BAD;
-	for (;;) {
-		left = 0;
-		for (k = 0; k < 2; k++) {
-			struct probe *p = &m[k];
-			struct stats_step st;
-
-			if (p->done)
-				continue;
-			if (!p->anchor_due) {
-				load_after(s, p->commit, after, 0, &fresh);
-				if (stats_confirm_verdict(
-					    &s->pol, &s->set[0], &s->set[s->N],
-					    &fresh, k ? STATS_BAD : STATS_GOOD,
-					    &st, NULL))
-					rb_die("verdict: %s", rb_errmsg());
-				if (st.verdict == STATS_NEED_MORE) {
-					p->anchor_due = st.more_anchor_runs * 2;
-					p->anchor_good = st.more_anchor_runs;
-				} else {
-					p->done = true;
-					p->verdict = st.verdict == STATS_GOOD ?
-							     RB_GOOD :
-						     st.verdict == STATS_BAD ?
-							     RB_BAD :
-							     RB_SKIP;
-					if (p->verdict !=
-					    (k ? RB_BAD : RB_GOOD))
-						goto out;
-					continue;
-				}
-			}
-			left++;
-			if (p->anchor_due) {
-				bool g = p->anchor_good > 0;
-
-				if (g)
-					p->anchor_good--;
-				p->anchor_due--;
-				start(s, 0, g ? 0 : s->N, g ? 1 : 2, K_CONFIRM);
-			} else {
-				start(s, 0, p->commit, 3, K_CONFIRM);
-			}
-			wait_one(s);
-		}
-		if (!left)
-			break;
-	}
-	confirmed = true;
-out:
-	stats_set_release(&fresh);
-	return confirmed;
-}
-
-/* back into the range without the dropped verdicts (session's replay) */
-static void replay(struct sess *s)
-{
-	struct stats_set c = STATS_SET_INIT;
-	size_t i;
-
-	rb_bisect_release(&s->b);
-	rb_bisect_init(&s->b, s->g, walk, (uint32_t)s->N, 0);
-	s->pol.noise = s->pol0.noise;
-	for (i = 0; i < s->nlog; i++) {
-		if (s->log[i].dropped)
+		if (!strcmp(st->kind, "endpoint") && w->culprit &&
+		    strcmp(st->verdict, "reproduced"))
+			printf("REFUSED %s %.0f: %s\n", shape_names[w->shape],
+			       w->effect, st->detail);
+		if (strcmp(st->kind, "verdict") || !st->commit ||
+		    !strcmp(st->verdict, "skip"))
 			continue;
-		/* a verdict that contradicts the others is left out */
-		rb_bisect_mark(&s->b, node_of(s->log[i].commit), s->log[i].v);
-		if (s->log[i].v == RB_SKIP)
-			continue;
-		runs_of(s, s->log[i].commit, s->log[i].after,
-			s->log[i].last_run, &c);
-		stats_noise_add(&s->pol.noise, &c);
+		k = session_mem_commit(m, st->commit);
+		if (!strcmp(st->verdict, "bad") !=
+		    (w->culprit && k >= w->culprit))
+			printf("WRONG %s %.0f step %ld culprit=%ld: %s\n",
+			       shape_names[w->shape], w->effect, k, w->culprit,
+			       st->detail);
 	}
-	stats_set_release(&c);
+	if (out->status == SESSION_FOUND &&
+	    session_mem_commit(m, out->culprit) != w->culprit)
+		printf("WRONG CULPRIT %s %.0f: %ld (true %ld) after %ld runs\n",
+		       shape_names[w->shape], w->effect,
+		       session_mem_commit(m, out->culprit), w->culprit,
+		       m->runs);
 }
 
-static void ours(struct world *w, long N, int nhosts,
-		 const struct stats_policy *pol0, struct result *res)
+static void ours(struct world *w, struct session_mem *m,
+		 const struct stats_policy *pol, struct result *res)
 {
-	struct sess s;
-	struct rb_bisect_step bs = RB_BISECT_STEP_INIT;
-	uint32_t picks[MAXHOSTS];
-	unsigned attempts = 0;
-	long k;
+	struct session_outcome_info out;
+	int k;
 
 	memset(res, 0, sizeof(*res));
-	memset(&s, 0, sizeof(s));
-	s.w = w;
-	s.N = N;
-	s.nhosts = nhosts;
-	s.res = res;
-	s.g = &graph;
-	s.pol = *pol0;
-	s.set = xcalloc((size_t)N + 1, sizeof(*s.set));
-	s.fresh = xcalloc((size_t)N + 1, sizeof(*s.fresh));
-	rb_bisect_init(&s.b, s.g, walk, (uint32_t)N, 0);
-	s.pol.expected_steps =
-		(unsigned)rb_bisect_estimate_steps(rb_bisect_candidates(&s.b)) +
-		2;
-	if (s.pol.anchor_refresh == 0)
-		s.pol.anchor_refresh = 12.0 * nhosts;
-	s.pol0 = s.pol;
-	if (!endpoints(&s))
-		goto out;
-	res->reproduced = true;
-	for (;;) {
-		uint32_t n;
-		long culprit;
-
-		rb_bisect_step_release(&bs);
-		rb_bisect_next(&s.b, &bs);
-		if (bs.status == RB_BISECT_EMPTY && s.n_last &&
-		    attempts < CONFIRM_ATTEMPTS) {
-			/* contradicting verdicts: the last round again */
-			uint32_t i;
-
-			res->contradictions++;
-			attempts++;
-			for (i = 0; i < s.n_last; i++)
-				drop(&s, s.last_round[i]);
-			s.n_last = 0;
-			replay(&s);
-			continue;
-		}
-		if (bs.status != RB_BISECT_CONTINUE &&
-		    bs.status != RB_BISECT_FOUND) {
-			res->inconclusive = true;
-			break;
-		}
-		if (bs.status == RB_BISECT_FOUND) {
-			culprit = commit_of(bs.pick);
-			if (confirm(&s, culprit)) {
-				res->reported = culprit;
-				if (getenv("SIM_DEBUG") &&
-				    culprit != w->culprit)
-					printf("WRONG CULPRIT %s %.0f: %ld (true "
-					       "%ld) at run %.0f, try %u\n",
-					       shape_names[w->shape], w->effect,
-					       culprit, w->culprit, s.run_id,
-					       attempts + 1);
-				break;
-			}
-			res->unconfirmed++;
-			attempts++;
-			drop(&s, culprit);
-			drop(&s, culprit - 1);
-			if (attempts > CONFIRM_ATTEMPTS) {
-				res->inconclusive = true;
-				break;
-			}
-			s.n_last = 0;
-			replay(&s);
-			continue;
-		}
-		if (bs.is_merge_base || nhosts == 1) {
-			picks[0] = bs.pick;
-			n = 1;
-		} else {
-			n = rb_bisect_picks(&s.b, (uint32_t)nhosts, picks);
-			if (!n) {
-				picks[0] = bs.pick;
-				n = 1;
-			}
-		}
-		run_round(&s, picks, n);
-	}
-out:
-	res->runs = w->runs;
-	res->clock = s.clock;
-	rb_bisect_step_release(&bs);
-	rb_bisect_release(&s.b);
-	for (k = 0; k <= N; k++)
-		stats_set_release(&s.set[k]);
-	free(s.set);
-	free(s.fresh);
-	free(s.log);
+	session_mem_reset(m);
+	m->model.data = w;
+	if (session_mem_run(m, pol, &out) < 0)
+		rb_die("session: %s", rb_errmsg());
+	if (getenv("SIM_DEBUG"))
+		debug(w, m, &out);
+	if (out.status == SESSION_FOUND)
+		res->reported = session_mem_commit(m, out.culprit);
+	res->reproduced = out.status != SESSION_NOT_REPRODUCED;
+	res->inconclusive = res->reproduced && out.status != SESSION_FOUND;
+	res->weak =
+		(long)session_mem_count_steps(m, "verdict", "\"weak\": true");
+	res->unconfirmed =
+		(long)session_mem_count_steps(m, "unconfirmed", NULL);
+	res->contradictions =
+		(long)session_mem_count_steps(m, "contradiction", NULL);
+	res->runs = m->runs;
+	for (k = 0; k < MEM_KINDS; k++)
+		res->kind_runs[k] = m->kind_runs[k];
+	res->clock = m->clock;
+	session_outcome_release(&out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -768,7 +289,7 @@ out:
 struct tally {
 	long trials, right, reported, weak_steps, unconfirmed, inconclusive;
 	long reproduced;
-	double runs, kind_runs[NKINDS], clock;
+	double runs, kind_runs[MEM_KINDS], clock;
 };
 
 static void new_world(struct world *w, uint64_t seed, enum shape shape,
@@ -795,7 +316,7 @@ static void add(struct tally *t, const struct result *r, long culprit)
 	t->unconfirmed += r->unconfirmed + r->contradictions;
 	t->inconclusive += r->inconclusive;
 	t->reproduced += r->reproduced;
-	for (k = 0; k < NKINDS; k++)
+	for (k = 0; k < MEM_KINDS; k++)
 		t->kind_runs[k] += (double)r->kind_runs[k];
 	if (r->reported)
 		t->reported++;
@@ -835,8 +356,8 @@ static void print_where(const char *shape, double effect,
 	printf("%-9s %6s | %6.2f%% %8.1f %6.1f %6.1f %7.1f | %6.3f %6.2f%% | "
 	       "%6.1f %6.1f\n",
 	       shape, ef, 100.0 * (double)to->reproduced / n,
-	       to->kind_runs[K_ENDPOINT] / n, to->kind_runs[K_CAND] / n,
-	       to->kind_runs[K_ANCHOR] / n, to->kind_runs[K_CONFIRM] / n,
+	       to->kind_runs[MEM_ENDPOINT] / n, to->kind_runs[MEM_CAND] / n,
+	       to->kind_runs[MEM_ANCHOR] / n, to->kind_runs[MEM_CONFIRM] / n,
 	       (double)to->unconfirmed / n,
 	       100.0 * (double)to->inconclusive / n, to->clock / n,
 	       tb->clock / (double)tb->trials);
@@ -850,6 +371,8 @@ int main(int argc, char **argv)
 	long N = argc > 2 ? strtol(argv[2], NULL, 10) : 500;
 	struct tally to[NSHAPES][NEFF], tb[NSHAPES][NEFF];
 	struct stats_policy pol;
+	struct session_mem_model model = { .run = sim_run };
+	struct session_mem one, many;
 	double tot_ours = 0, tot_base = 0, null_ours = 0, null_base = 0;
 	long n_right = 0, n_cul = 0, n_false = 0, n_null = 0, b_right = 0;
 	long b_false = 0;
@@ -890,7 +413,8 @@ int main(int argc, char **argv)
 				  strtol(getenv("SIM_HOSTS"), NULL, 10)));
 	if (N < 2 || trials < 1)
 		rb_die("usage: stats-sim [trials] [commits >= 2]");
-	build_graph(N);
+	session_mem_init(&one, N, 1, &model);
+	session_mem_init(&many, N, nr_hosts_shape, &model);
 	memset(to, 0, sizeof(to));
 	memset(tb, 0, sizeof(tb));
 	printf("simulated bisections: %ld commits (%d steps), %ld histories "
@@ -921,7 +445,7 @@ int main(int argc, char **argv)
 
 				new_world(&w, seed, (enum shape)s, effects[e],
 					  N);
-				ours(&w, N, nhosts, &pol, &r);
+				ours(&w, nhosts > 1 ? &many : &one, &pol, &r);
 				add(o, &r, w.culprit);
 				new_world(&w, seed, (enum shape)s, effects[e],
 					  N);
@@ -974,7 +498,7 @@ int main(int argc, char **argv)
 			if (to[s][e].trials)
 				print_where(shape_names[s], effects[e],
 					    &to[s][e], &tb[s][e]);
-	free(walk);
-	rb_graph_release(&graph);
+	session_mem_release(&one);
+	session_mem_release(&many);
 	return 0;
 }

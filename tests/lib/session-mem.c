@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The session's ops in memory (session-mem.h). */
+#include "robot.h"
+#include "session-mem.h"
+
+enum { PHASE_ENDPOINTS, PHASE_ROUNDS, PHASE_CONFIRM };
+
+static void oid_of(long k, uint8_t *oid)
+{
+	int i;
+
+	/* k in the first 4 bytes, a fixed tail: the hex reads back */
+	oid[0] = (uint8_t)(k >> 24);
+	oid[1] = (uint8_t)(k >> 16);
+	oid[2] = (uint8_t)(k >> 8);
+	oid[3] = (uint8_t)k;
+	for (i = 4; i < RB_OID_RAWSZ; i++)
+		oid[i] = (uint8_t)(0x5a + i);
+}
+
+char *session_mem_hex(long k, char *buf)
+{
+	uint8_t oid[RB_OID_RAWSZ];
+
+	oid_of(k, oid);
+	return rb_oid_hex(oid, buf);
+}
+
+long session_mem_commit(const struct session_mem *m, const char *hex)
+{
+	uint8_t oid[RB_OID_RAWSZ], want[RB_OID_RAWSZ];
+	long k;
+
+	if (rb_oid_from_hex(oid, hex) < 0)
+		return -1;
+	k = (long)((uint32_t)oid[0] << 24 | (uint32_t)oid[1] << 16 |
+		   (uint32_t)oid[2] << 8 | oid[3]);
+	oid_of(k, want);
+	if (k > m->n || memcmp(oid, want, RB_OID_RAWSZ))
+		return -1;
+	return k;
+}
+
+/* --- records ------------------------------------------------------------ */
+
+static int m_steps(void *data, const struct bisection_step_rec **out, size_t *n)
+{
+	struct session_mem *m = data;
+
+	*out = m->steps;
+	*n = m->steps_nr;
+	return 0;
+}
+
+static int m_samples(void *data, const char *commit,
+		     const struct run_sample **out, size_t *n)
+{
+	struct session_mem *m = data;
+	long k = session_mem_commit(m, commit);
+
+	*out = NULL;
+	*n = 0;
+	if (k < 0)
+		return 0;
+	*out = m->samples[k].v;
+	*n = m->samples[k].nr;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static int m_step_add(void *data, const char *kind, const char *commit,
+		      const char *host, const char *verdict, const char *detail)
+{
+	struct session_mem *m = data;
+	struct bisection_step_rec *r;
+
+	RB_ALLOC_GROW(m->steps, m->steps_nr + 1, m->steps_alloc);
+	r = &m->steps[m->steps_nr];
+	memset(r, 0, sizeof(*r));
+	r->id = (int64_t)++m->steps_nr;
+	r->kind = xstrdup(kind);
+	r->commit = dup_or_null(commit);
+	r->host = dup_or_null(host);
+	r->verdict = dup_or_null(verdict);
+	r->detail = dup_or_null(detail);
+	r->time = m->clock;
+	if (!strcmp(kind, "confirm-start"))
+		m->phase = PHASE_CONFIRM;
+	else
+		m->phase = PHASE_ROUNDS;
+	return 0;
+}
+
+static int64_t m_last_run_id(void *data)
+{
+	struct session_mem *m = data;
+
+	return m->run_id;
+}
+
+static int m_parents(void *data, const uint8_t *oid,
+		     uint8_t (**out)[RB_OID_RAWSZ], size_t *n)
+{
+	struct session_mem *m = data;
+	char hex[RB_OID_HEXSZ + 1];
+	long k = session_mem_commit(m, rb_oid_hex(oid, hex));
+
+	if (k < 0)
+		return rb_error("no commit %s in the history", hex);
+	*out = xcalloc(1, sizeof(**out));
+	*n = k > 0;
+	if (k > 0)
+		oid_of(k - 1, (*out)[0]);
+	return 0;
+}
+
+/* --- the lab ------------------------------------------------------------ */
+
+static int m_start(void *data, int h, const char *commit)
+{
+	struct session_mem *m = data;
+	struct session_mem_host *hs = &m->host[h];
+	double duration = 1;
+	long k = session_mem_commit(m, commit);
+
+	if (k < 0)
+		return rb_error("no commit %s in the history", commit);
+	if (hs->busy)
+		RB_BUG("host %d is busy", h);
+	memset(hs, 0, sizeof(*hs));
+	hs->busy = true;
+	hs->k = k;
+	hs->res.host = h;
+	snprintf(hs->res.commit, sizeof(hs->res.commit), "%s", commit);
+	hs->res.outcome = m->model.run(m->model.data, h, k, m->clock,
+				       &hs->value, &duration);
+	hs->finish = m->clock + duration;
+	if (hs->res.outcome == SESSION_RUN_OK)
+		hs->res.run_id = ++m->run_id;
+	else
+		snprintf(hs->res.why, sizeof(hs->res.why), "%s",
+			 hs->res.outcome == SESSION_RUN_SKIP ?
+				 "does not build" :
+			 hs->res.outcome == SESSION_RUN_FAILED ?
+				 "the payload fails" :
+				 "the box did not answer");
+	if (m->phase == PHASE_ENDPOINTS)
+		hs->kind = MEM_ENDPOINT;
+	else if (m->phase == PHASE_CONFIRM)
+		hs->kind = MEM_CONFIRM;
+	else
+		hs->kind = k == 0 || k == m->n ? MEM_ANCHOR : MEM_CAND;
+	return 0;
+}
+
+/* commit k's sample, in run id order (hosts end out of order) */
+static void add_sample(struct session_mem *m, const struct session_mem_host *hs)
+{
+	struct session_mem_samples *s = &m->samples[hs->k];
+	size_t i;
+
+	RB_ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	for (i = s->nr; i > 0 && s->v[i - 1].run_id > hs->res.run_id; i--)
+		s->v[i] = s->v[i - 1];
+	s->v[i].run_id = hs->res.run_id;
+	s->v[i].host = (char *)m->names[hs->res.host];
+	s->v[i].value = hs->value;
+	s->nr++;
+}
+
+static int m_wait(void *data, struct session_result *res)
+{
+	struct session_mem *m = data;
+	struct session_mem_host *hs;
+	int h, best = -1;
+
+	for (h = 0; h < m->nr_hosts; h++)
+		if (m->host[h].busy &&
+		    (best < 0 || m->host[h].finish < m->host[best].finish))
+			best = h;
+	if (best < 0)
+		RB_BUG("wait with no run going");
+	hs = &m->host[best];
+	hs->busy = false;
+	m->clock = RB_MAX(m->clock, hs->finish);
+	if (hs->res.outcome == SESSION_RUN_OK) {
+		add_sample(m, hs);
+		m->runs++;
+		m->kind_runs[hs->kind]++;
+	}
+	*res = hs->res;
+	return 0;
+}
+
+static double m_now(void *data)
+{
+	struct session_mem *m = data;
+
+	return m->clock;
+}
+
+static void m_pause(void *data, double seconds)
+{
+	struct session_mem *m = data;
+
+	m->clock += seconds;
+}
+
+/* --- setup -------------------------------------------------------------- */
+
+void session_mem_init(struct session_mem *m, long n, int nr_hosts,
+		      const struct session_mem_model *model)
+{
+	uint8_t bad[RB_OID_RAWSZ], good[1][RB_OID_RAWSZ];
+	long k;
+	int h;
+
+	if (n < 1 || nr_hosts < 1 || nr_hosts > SESSION_MEM_MAX_HOSTS)
+		RB_BUG("session_mem_init(%ld, %d)", n, nr_hosts);
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->nr_hosts = nr_hosts;
+	m->model = *model;
+	for (h = 0; h < nr_hosts; h++) {
+		snprintf(m->names[h], sizeof(m->names[h]), "h%d", h);
+		m->hosts[h] = m->names[h];
+	}
+	oid_of(n, bad);
+	oid_of(0, good[0]);
+	rb_range_init(&m->range, bad, (const uint8_t(*)[RB_OID_RAWSZ])good, 1,
+		      0);
+	/* the walk bad --not good: cN .. c1 */
+	m->range.list = xmalloc(sizeof(*m->range.list) * (size_t)n);
+	for (k = n; k >= 1; k--) {
+		uint8_t oid[RB_OID_RAWSZ], par[1][RB_OID_RAWSZ];
+
+		oid_of(k, oid);
+		oid_of(k - 1, par[0]);
+		m->range.list[n - k] =
+			rb_graph_add(&m->range.g, oid, k, RB_NODE_CAND, 1,
+				     (const uint8_t(*)[RB_OID_RAWSZ])par);
+	}
+	m->range.nr = (uint32_t)n;
+	rb_graph_resolve(&m->range.g);
+	m->samples = xcalloc((size_t)n + 1, sizeof(*m->samples));
+	m->ops = (struct session_ops){ .data = m,
+				       .steps = m_steps,
+				       .samples = m_samples,
+				       .step_add = m_step_add,
+				       .last_run_id = m_last_run_id,
+				       .parents = m_parents,
+				       .start = m_start,
+				       .wait = m_wait,
+				       .now = m_now,
+				       .pause = m_pause };
+}
+
+void session_mem_reset(struct session_mem *m)
+{
+	long k;
+
+	bisection_steps_free(m->steps, m->steps_nr);
+	m->steps = NULL;
+	m->steps_nr = m->steps_alloc = 0;
+	/* the sample arrays are kept for the next bisection: no churn */
+	for (k = 0; k <= m->n; k++)
+		m->samples[k].nr = 0;
+	m->run_id = 0;
+	memset(m->host, 0, sizeof(m->host));
+	m->clock = 0;
+	m->phase = PHASE_ENDPOINTS;
+	m->runs = 0;
+	memset(m->kind_runs, 0, sizeof(m->kind_runs));
+}
+
+void session_mem_release(struct session_mem *m)
+{
+	long k;
+
+	session_mem_reset(m);
+	for (k = 0; k <= m->n; k++)
+		free(m->samples[k].v);
+	free(m->samples);
+	rb_range_release(&m->range);
+}
+
+int session_mem_run(struct session_mem *m, const struct stats_policy *pol,
+		    struct session_outcome_info *out)
+{
+	struct session_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ops = &m->ops;
+	cfg.range = &m->range;
+	cfg.hosts = m->hosts;
+	cfg.nr_hosts = m->nr_hosts;
+	cfg.metric = "stress-ng.sim.ops_per_sec";
+	cfg.policy = *pol;
+	return session_run(&cfg, out);
+}
+
+size_t session_mem_count_steps(const struct session_mem *m, const char *kind,
+			       const char *needle)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->steps_nr; i++)
+		n += !strcmp(m->steps[i].kind, kind) &&
+		     (!needle || (m->steps[i].detail &&
+				  strstr(m->steps[i].detail, needle)));
+	return n;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef TESTS_SESSION_MEM_H
+#define TESTS_SESSION_MEM_H
+
+#include "session.h"
+
+/*
+ * The session's ops in memory, for the unit tests and the simulation
+ * (tests/bench/stats-sim.c): the real session_run over a linear history
+ *
+ *   c0 - c1 - ... - cN      c0 the good anchor, cN the bad one
+ *
+ * with the bisection's steps and samples kept in arrays and a simulated
+ * lab: each host runs one run at a time, a run's value, outcome and length
+ * come from a model, wait() ends the run that finishes first on a
+ * simulated clock (pause() moves the clock too). Run ids are given when a
+ * run starts, as the store does. Commit k's oid starts with k in 8 hex
+ * digits.
+ */
+
+#define SESSION_MEM_MAX_HOSTS 16
+
+/* One run of commit k on host h, started at time t (the clock). */
+struct session_mem_model {
+	void *data;
+	/* The outcome; for SESSION_RUN_OK *value the metric. *duration (1
+	 * when left alone) the run's length. */
+	enum session_outcome (*run)(void *data, int h, long k, double t,
+				    double *value, double *duration);
+};
+
+/* Where the runs went, from the steps the session appended. */
+enum session_mem_kind {
+	MEM_ENDPOINT, /* before the endpoint verdict */
+	MEM_ANCHOR, /* an anchor next to a step's candidate */
+	MEM_CAND, /* a step's candidate */
+	MEM_CONFIRM, /* during a confirmation */
+	MEM_KINDS
+};
+
+struct session_mem_host {
+	bool busy;
+	long k;
+	double finish;
+	struct session_result res;
+	double value;
+	enum session_mem_kind kind;
+};
+
+struct session_mem_samples {
+	struct run_sample *v;
+	size_t nr, alloc;
+};
+
+struct session_mem {
+	struct session_ops ops;
+	struct rb_range range;
+	long n; /* commits c0..cN: n = N */
+	int nr_hosts;
+	char names[SESSION_MEM_MAX_HOSTS][8];
+	const char *hosts[SESSION_MEM_MAX_HOSTS];
+	struct session_mem_model model;
+	/* the records of the bisection */
+	struct bisection_step_rec *steps;
+	size_t steps_nr, steps_alloc;
+	struct session_mem_samples *samples; /* per commit */
+	int64_t run_id;
+	/* the lab */
+	struct session_mem_host host[SESSION_MEM_MAX_HOSTS];
+	double clock;
+	int phase;
+	long runs, kind_runs[MEM_KINDS];
+};
+
+/* A history of n + 1 commits (n >= 1) and nr_hosts hosts "h0", "h1"... */
+void session_mem_init(struct session_mem *m, long n, int nr_hosts,
+		      const struct session_mem_model *model);
+/* Forget the bisection (records, lab, clock): the next run starts anew. */
+void session_mem_reset(struct session_mem *m);
+void session_mem_release(struct session_mem *m);
+
+/* Run (or resume, when records are left) the bisection. session_run's. */
+int session_mem_run(struct session_mem *m, const struct stats_policy *pol,
+		    struct session_outcome_info *out);
+
+/* Commit k's hex oid into buf (41 bytes); the k of a hex oid, or -1. */
+char *session_mem_hex(long k, char *buf);
+long session_mem_commit(const struct session_mem *m, const char *hex);
+
+/* Steps of a kind so far; and of a kind whose detail holds `needle`. */
+size_t session_mem_count_steps(const struct session_mem *m, const char *kind,
+			       const char *needle);
+
+#endif
