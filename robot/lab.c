@@ -5,6 +5,7 @@
 #include "robot.h"
 #include "job.h"
 #include "lab.h"
+#include "transport.h"
 #include "sbuf.h"
 
 /* The largest lab file read. */
@@ -104,7 +105,6 @@ static int check_env_name(const struct schema_ctx *ctx, const struct ynode *n,
 	return 0;
 }
 
-static const char *const transports[] = { "ssh", "local", NULL };
 static const char *const baselines[] = { "previous", "tag", NULL };
 
 int lab_parse_threshold(const char *text, double *pct, int *sign)
@@ -242,7 +242,7 @@ static const struct schema_row host_rows[] = {
 	  .type = SCH_STR,
 	  .off = HOST_OFF(transport),
 	  .def = "ssh",
-	  .allowed = transports },
+	  .allowed = transport_names },
 	{ .name = "ssh",
 	  .type = SCH_STR,
 	  .off = HOST_OFF(ssh),
@@ -559,7 +559,7 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 
 		h->line = e->line;
 		h->col = e->col;
-		if (!h->ssh && !strcmp(h->transport, "ssh"))
+		if (!h->ssh && !transport_host_is_here(h))
 			h->ssh = xstrdup(h->name);
 		for (k = 0; k < i; k++)
 			if (!strcmp(lab->hosts[k].name, h->name))

@@ -17,6 +17,7 @@
 #include "fetch.h"
 #include "job.h"
 #include "lab.h"
+#include "measure.h"
 #include "nightly-plan.h"
 #include "nightly-store.h"
 #include "nightly.h"
@@ -29,9 +30,6 @@
 #include "stats.h"
 #include "store.h"
 #include "svec.h"
-
-/* Infrastructure failures in a row before a measurement gives up. */
-#define MAX_INFRA 3
 
 struct nightly {
 	const struct nightly_opts *o;
@@ -223,107 +221,37 @@ struct meas {
 	const struct lab_host *host;
 	struct runner r;
 	bool runner_up;
-	char booted[RB_OID_HEXSZ + 1];
-	char built[2][RB_OID_HEXSZ + 1];
-	int64_t boot_id;
+	struct measure ms;
 };
 
 static const double no_runs[1];
 
-static void backoff(int attempt)
-{
-	sleep(2u << (attempt > 4 ? 4 : attempt - 1));
-}
-
 enum meas_out { MEAS_OK, MEAS_SKIP };
 
+static void meas_note(void *arg, const char *line)
+{
+	struct meas *m = arg;
+
+	ev(m->n, "%s", line);
+}
+
 /*
- * One more run of commit on the job's host: build and boot first when
- * needed. Infrastructure failures are retried MAX_INFRA times. *out:
+ * One more run of commit on the job's host, by the measure path (build and
+ * boot first when needed, infrastructure failures retried). *out:
  * MEAS_SKIP when the commit cannot be built, booted or run (why says).
  * -1 when the robot failed or the infrastructure never came back.
  */
 static int run_once(struct meas *m, const char *commit, enum meas_out *out,
 		    struct sbuf *why)
 {
-	struct statset stats = STATSET_INIT;
-	enum step_outcome so;
-	enum run_status rs;
-	int infra = 0, ret = -1;
-	bool built = !strcmp(m->built[0], commit) ||
-		     !strcmp(m->built[1], commit);
+	struct measure_result res;
 
 	*out = MEAS_OK;
-	while (infra < MAX_INFRA) {
-		sbuf_reset(why);
-		if (!built) {
-			if (runner_build(&m->r, commit, &so, why) < 0)
-				goto out;
-			if (so == STEP_SKIP) {
-				*out = MEAS_SKIP;
-				ret = 0;
-				goto out;
-			}
-			if (so == STEP_INFRA) {
-				ev(m->n,
-				   "build of %.12s failed "
-				   "(infrastructure): %s",
-				   commit, why->buf);
-				if (++infra < MAX_INFRA)
-					backoff(infra);
-				continue;
-			}
-			built = true;
-			memcpy(m->built[1], m->built[0], sizeof(m->built[0]));
-			snprintf(m->built[0], sizeof(m->built[0]), "%s",
-				 commit);
-		}
-		if (strcmp(m->booted, commit)) {
-			m->booted[0] = '\0';
-			if (runner_boot(&m->r, m->host, commit, &m->boot_id,
-					&so, why) < 0)
-				goto out;
-			if (so == STEP_SKIP) {
-				*out = MEAS_SKIP;
-				ret = 0;
-				goto out;
-			}
-			if (so == STEP_INFRA) {
-				ev(m->n,
-				   "boot of %s into %.12s failed "
-				   "(infrastructure): %s",
-				   m->host->name, commit, why->buf);
-				if (++infra < MAX_INFRA)
-					backoff(infra);
-				continue;
-			}
-			snprintf(m->booted, sizeof(m->booted), "%s", commit);
-		}
-		statset_release(&stats);
-		if (runner_run(&m->r, m->host, commit, m->boot_id, &rs, &stats,
-			       why) < 0)
-			goto out;
-		if (rs == RUN_OK) {
-			ret = 0;
-			goto out;
-		}
-		if (rs == RUN_FAILED) {
-			*out = MEAS_SKIP;
-			ret = 0;
-			goto out;
-		}
-		m->booted[0] = '\0';
-		ev(m->n, "run on %s failed (infrastructure): %s", m->host->name,
-		   why->buf);
-		if (++infra < MAX_INFRA)
-			backoff(infra);
-	}
-	rb_error("giving up on %s after %d infrastructure failures in a row: "
-		 "%s",
-		 m->host->name, MAX_INFRA, why->buf);
-out:
-	statset_release(&stats);
-	return ret;
+	if (measure_retry(&m->ms, commit, &res, NULL, why) < 0)
+		return -1;
+	if (res.outcome != MEASURE_OK)
+		*out = MEAS_SKIP;
+	return 0;
 }
 
 static int samples(struct meas *m, const char *commit, const char *metric,
@@ -446,6 +374,9 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 		goto out;
 	m.runner_up = true;
 	m.r.quiet = !n->o->tty;
+	measure_init(&m.ms, &m.r, m.host);
+	m.ms.note = meas_note;
+	m.ms.arg = &m;
 	po.min_runs = (size_t)n->lab.nightly.min_runs;
 	po.max_runs = (size_t)n->lab.nightly.max_runs;
 	po.threshold_pct = n->threshold_pct;

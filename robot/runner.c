@@ -290,7 +290,7 @@ static void hook_env(const struct runner *r, struct svec *env,
 	svec_pushf(env, "ROBOT_COMPILER=%s", r->compiler);
 	svec_pushf(env, "ROBOT_HOST=%s", host ? host->name : "");
 	svec_pushf(env, "ROBOT_HOST_SSH=%s",
-		   host && strcmp(dflt(host->transport, "ssh"), "local") ?
+		   host && !transport_host_is_here(host) ?
 			   dflt(host->ssh, host->name) :
 			   "");
 	svec_pushf(env, "ROBOT_SSH_CONFIG=%s", dflt(r->lab->ssh_config, ""));
@@ -631,11 +631,6 @@ static int host_help(struct runner *r, struct transport *t,
 	return ret;
 }
 
-static bool is_local(const struct lab_host *host)
-{
-	return !strcmp(dflt(host->transport, "ssh"), "local");
-}
-
 /* Best effort: end a run script left behind on the host. */
 static void kill_remote(struct transport *t, const char *rdir)
 {
@@ -795,9 +790,10 @@ int runner_run(struct runner *r, const struct lab_host *host,
 		goto out;
 	if (infra)
 		goto finish;
-	rdir = is_local(host) ? xstrdup(ldir) :
-				xstrfmt("/tmp/robot-run.%ld.%lld",
-					(long)getpid(), (long long)run_id);
+	rdir = transport_host_is_here(host) ?
+		       xstrdup(ldir) :
+		       xstrfmt("/tmp/robot-run.%ld.%lld", (long)getpid(),
+			       (long long)run_id);
 	svec_pushv(&argv, (const char *const[]){ "sh", "-c", run_script,
 						 "robot-run", NULL });
 	svec_push(&argv, rdir);
@@ -828,7 +824,7 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	}
 	svec_push(&argv, "--yaml");
 	svec_pushf(&argv, "%s/stress-ng.yaml", rdir);
-	if (is_local(host)) {
+	if (transport_host_is_here(host)) {
 		svec_pushf(&env, "ROBOT_HOST=%s", host->name);
 		svec_pushf(&env, "ROBOT_COMMIT=%s", commit);
 		svec_pushf(&env, "ROBOT_RESULT_DIR=%s", ldir);
@@ -854,11 +850,11 @@ int runner_run(struct runner *r, const struct lab_host *host,
 		sbuf_addf(why, "%s: %s", host->name,
 			  transport_describe(&res, &d));
 		infra = true;
-		if (!is_local(host))
+		if (!transport_host_is_here(host))
 			kill_remote(&t, rdir);
 		goto finish;
 	}
-	if (!is_local(host)) {
+	if (!transport_host_is_here(host)) {
 		static const char *const files[] = { "stress-ng.stderr",
 						     "stress-ng.yaml",
 						     "monitor", "status",

@@ -9,6 +9,7 @@
 
 #include "robot.h"
 #include "context.h"
+#include "measure.h"
 #include "repo.h"
 #include "runner.h"
 #include "sbuf.h"
@@ -22,10 +23,9 @@ struct worker {
 	bool started;
 	struct runner r;
 	bool runner_up;
+	struct measure m;
 	struct store *st;
 	struct rb_repo *repo;
-	char booted[RB_OID_HEXSZ + 1]; /* the commit the host runs */
-	int64_t boot_id;
 	bool has_task;
 	char task[RB_OID_HEXSZ + 1];
 };
@@ -67,61 +67,23 @@ static void result(struct worker *w, enum session_outcome o, int64_t run_id,
 	pthread_mutex_unlock(&x->mu);
 }
 
-static enum session_outcome of_step(enum step_outcome o)
-{
-	return o == STEP_SKIP ? SESSION_RUN_SKIP : SESSION_RUN_INFRA;
-}
-
-/* Build, boot when needed, one run. */
+/* One attempt of the measure path; the session applies the policy. */
 static void work(struct worker *w)
 {
-	const struct lab_host *h = w->x->c->hosts[w->idx];
-	struct statset stats = STATSET_INIT;
+	static const enum session_outcome of[] = {
+		[MEASURE_OK] = SESSION_RUN_OK,
+		[MEASURE_SKIP] = SESSION_RUN_SKIP,
+		[MEASURE_FAILED] = SESSION_RUN_FAILED,
+		[MEASURE_INFRA] = SESSION_RUN_INFRA,
+	};
+	struct measure_result res;
 	struct sbuf why = SBUF_INIT;
-	enum step_outcome o;
-	enum run_status rs;
 
-	if (runner_build(&w->r, w->task, &o, &why) < 0) {
+	if (measure_once(&w->m, w->task, &res, NULL, &why) < 0)
 		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
-		goto out;
-	}
-	if (o != STEP_OK) {
-		result(w, of_step(o), 0, why.buf);
-		goto out;
-	}
-	if (strcmp(w->booted, w->task)) {
-		sbuf_reset(&why);
-		w->booted[0] = '\0';
-		if (runner_boot(&w->r, h, w->task, &w->boot_id, &o, &why) < 0) {
-			result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
-			goto out;
-		}
-		if (o != STEP_OK) {
-			result(w, of_step(o), 0, why.buf);
-			goto out;
-		}
-		snprintf(w->booted, sizeof(w->booted), "%s", w->task);
-	}
-	sbuf_reset(&why);
-	if (runner_run(&w->r, h, w->task, w->boot_id, &rs, &stats, &why) < 0) {
-		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
-		goto out;
-	}
-	switch (rs) {
-	case RUN_OK:
-		result(w, SESSION_RUN_OK, w->r.last_run_id, NULL);
-		break;
-	case RUN_FAILED:
-		result(w, SESSION_RUN_FAILED, 0, why.buf);
-		break;
-	default:
-		/* the box may be gone: boot it again before the next run */
-		w->booted[0] = '\0';
-		result(w, SESSION_RUN_INFRA, 0, why.buf);
-		break;
-	}
-out:
-	statset_release(&stats);
+	else
+		result(w, of[res.outcome], res.run_id,
+		       res.outcome == MEASURE_OK ? NULL : why.buf);
 	sbuf_release(&why);
 }
 
@@ -274,6 +236,7 @@ int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
 			goto fail;
 		w->runner_up = true;
 		w->r.quiet = true;
+		measure_init(&w->m, &w->r, c->hosts[i]);
 		store_set_bisection(w->st, bisection_id);
 	}
 	for (i = 0; i < x->nr; i++) {

@@ -18,16 +18,11 @@
 #include <math.h>
 
 #include "robot.h"
+#include "infra.h"
 #include "sbuf.h"
 #include "session.h"
 #include "svec.h"
 
-/*
- * Infrastructure failures in a row on one host before the robot gives up,
- * with pauses of 2, 4, 8, 16, 30 s between them: a box that reboots, a lab
- * network that hiccups, get a minute to come back.
- */
-#define MAX_INFRA 6
 /* Times a culprit may fail to confirm before the bisection gives up. */
 #define CONFIRM_ATTEMPTS 2
 /* Hosts the statistics can tell apart. */
@@ -325,7 +320,8 @@ static int start(struct sess *s, int h, const char *commit, enum role role,
 
 /*
  * Wait for one run. Infrastructure failures are counted per host and
- * paused on; after MAX_INFRA in a row the robot gives up (-1), the
+ * paused on (infra.h); after INFRA_MAX_FAILURES in a row the robot gives
+ * up (-1), the
  * bisection stays resumable.
  */
 static int wait_one(struct sess *s, struct session_result *res)
@@ -341,16 +337,14 @@ static int wait_one(struct sess *s, struct session_result *res)
 		hs->infra++;
 		event(s, "%s: infrastructure failure at %.12s (%d of %d): %s",
 		      s->cfg->hosts[res->host], res->commit, hs->infra,
-		      MAX_INFRA, res->why);
-		if (hs->infra >= MAX_INFRA)
+		      INFRA_MAX_FAILURES, res->why);
+		if (hs->infra >= INFRA_MAX_FAILURES)
 			return rb_error("giving up on host '%s' after %d "
 					"infrastructure failures in a row: %s",
 					s->cfg->hosts[res->host], hs->infra,
 					res->why);
 		if (s->ops->pause)
-			s->ops->pause(s->ops->data,
-				      RB_MIN(30.0,
-					     (double)(2 << (hs->infra - 1))));
+			s->ops->pause(s->ops->data, infra_pause(hs->infra));
 		return 0;
 	}
 	hs->infra = 0;

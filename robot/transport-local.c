@@ -68,7 +68,7 @@ static int local_fetch(struct transport *t, const char *remote,
 }
 
 const struct transport_ops transport_local_ops = {
-	.name = "local",
+	.here = true,
 	.init = local_init,
 	.run = local_run,
 	.fetch = local_fetch,

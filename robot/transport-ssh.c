@@ -223,7 +223,6 @@ out:
 }
 
 const struct transport_ops transport_ssh_ops = {
-	.name = "ssh",
 	.init = ssh_init,
 	.run = ssh_run,
 	.fetch = ssh_fetch,

@@ -7,19 +7,31 @@
 #include "sbuf.h"
 #include "transport.h"
 
+/* The one table: a name and its ops, in the same order. */
+const char *const transport_names[] = { "ssh", "local", NULL };
 static const struct transport_ops *const transports[] = {
 	&transport_ssh_ops,
 	&transport_local_ops,
 };
+_Static_assert(RB_ARRAY_SIZE(transport_names) == RB_ARRAY_SIZE(transports) + 1,
+	       "a name for each transport");
 
 const struct transport_ops *transport_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < RB_ARRAY_SIZE(transports); i++)
-		if (!strcmp(transports[i]->name, name))
+		if (name && !strcmp(transport_names[i], name))
 			return transports[i];
 	return NULL;
+}
+
+bool transport_host_is_here(const struct lab_host *host)
+{
+	const struct transport_ops *ops = transport_find(
+		host->transport ? host->transport : transport_names[0]);
+
+	return ops && ops->here;
 }
 
 int transport_open(struct transport *t, const struct lab *lab,

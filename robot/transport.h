@@ -57,7 +57,11 @@ const char *transport_describe(const struct transport_result *r,
 struct transport;
 
 struct transport_ops {
-	const char *name;
+	/*
+	 * The host is the robot's own machine: a run writes into its result
+	 * directory directly (nothing to fetch, no ssh destination).
+	 */
+	bool here;
 	int (*init)(struct transport *t, const struct lab *lab,
 		    const struct lab_host *host);
 	/*
@@ -92,8 +96,15 @@ struct transport {
 extern const struct transport_ops transport_local_ops;
 extern const struct transport_ops transport_ssh_ops;
 
-/* The ops called name ("ssh", "local"), or NULL. */
+/*
+ * The transports' names, NULL-terminated, the first one the default (the
+ * lab's schema takes its allowed values from here), and the ops of a name
+ * (NULL when unknown). transport.c keeps the one table.
+ */
+extern const char *const transport_names[];
 const struct transport_ops *transport_find(const char *name);
+/* Does the host's transport run on the robot's machine? */
+bool transport_host_is_here(const struct lab_host *host);
 
 /* Set up t for host of lab (t->ops from host->transport). 0 or -1. */
 int transport_open(struct transport *t, const struct lab *lab,

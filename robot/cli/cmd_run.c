@@ -9,21 +9,13 @@
 #include "../robot.h"
 #include "../bisect.h"
 #include "../context.h"
+#include "../measure.h"
 #include "../repo.h"
 #include "../runner.h"
 #include "../sbuf.h"
 #include "../store.h"
 #include "../svec.h"
 #include "cli.h"
-
-/* Infrastructure failures in a row before a step gives up. */
-#define MAX_INFRA 3
-
-/* Give a box that went away time to come back: 2, 4, 8 s. */
-static void backoff(long attempt)
-{
-	sleep(2u << (attempt > 4 ? 4 : attempt - 1));
-}
 
 struct run_opts {
 	struct ctx_opts ctx;
@@ -114,19 +106,18 @@ RB_CMD(run)
 	struct run_opts o = { .params = SVEC_INIT };
 	struct ctx c;
 	struct runner r;
+	struct measure m;
+	struct measure_result res;
 	struct statset stats = STATSET_INIT;
 	struct sbuf why = SBUF_INIT;
 	struct run_key key;
-	enum step_outcome out;
-	enum run_status status;
 	uint8_t oid[RB_OID_RAWSZ];
 	char hex[RB_OID_HEXSZ + 1];
 	const struct lab_host *host;
 	struct job *job;
-	int64_t boot_id = 0;
-	long done = 0, infra = 0;
+	long done;
 	int ret = RB_EXIT_FAIL, u;
-	bool runner_up = false, booted = false;
+	bool runner_up = false;
 
 	u = parse(argc, argv, &o);
 	if (u) {
@@ -147,80 +138,29 @@ RB_CMD(run)
 	}
 	runner_up = true;
 	r.quiet = !isatty(STDERR_FILENO);
+	measure_init(&m, &r, host);
 	rb_oid_hex(oid, hex);
-	for (infra = 0; infra < MAX_INFRA; infra++) {
-		sbuf_reset(&why);
-		if (runner_build(&r, hex, &out, &why) < 0)
+	for (done = 0; done < o.runs; done++) {
+		if (measure_retry(&m, hex, &res, &stats, &why) < 0)
 			goto fail;
-		if (out != STEP_INFRA)
-			break;
-		rb_warn("build of %.12s failed (infrastructure): %s", hex,
-			why.buf);
-		if (infra + 1 < MAX_INFRA)
-			backoff(infra + 1);
-	}
-	if (out == STEP_SKIP) {
-		fprintf(stderr, "robot: %.12s cannot be built: %s\n", hex,
-			why.buf);
-		ret = RB_EXIT_INCONCLUSIVE;
-		goto out;
-	}
-	if (out != STEP_OK) {
-		rb_error("giving up on building %.12s: %s", hex, why.buf);
-		goto fail;
-	}
-	for (infra = 0; done < o.runs;) {
-		if (!booted) {
-			sbuf_reset(&why);
-			if (runner_boot(&r, host, hex, &boot_id, &out, &why) <
-			    0)
-				goto fail;
-			if (out == STEP_SKIP) {
+		if (res.outcome == MEASURE_SKIP) {
+			if (res.stage == MEASURE_BUILD)
+				fprintf(stderr,
+					"robot: %.12s cannot be built: %s\n",
+					hex, why.buf);
+			else
 				fprintf(stderr,
 					"robot: %.12s cannot be booted on %s: "
 					"%s\n",
 					hex, host->name, why.buf);
-				ret = RB_EXIT_INCONCLUSIVE;
-				goto out;
-			}
-			if (out == STEP_INFRA) {
-				rb_warn("boot of %s failed (infrastructure): %s",
-					host->name, why.buf);
-				if (++infra >= MAX_INFRA)
-					break;
-				backoff(infra);
-				continue;
-			}
-			booted = true;
+			ret = RB_EXIT_INCONCLUSIVE;
+			goto out;
 		}
-		sbuf_reset(&why);
-		statset_release(&stats);
-		if (runner_run(&r, host, hex, boot_id, &status, &stats, &why) <
-		    0)
-			goto fail;
-		if (status == RUN_INFRA) {
-			/* the box may be gone: boot it again before retrying */
-			rb_warn("run on %s failed (infrastructure), retrying: %s",
-				host->name, why.buf);
-			booted = false;
-			if (++infra >= MAX_INFRA)
-				break;
-			backoff(infra);
-			continue;
-		}
-		if (status == RUN_FAILED) {
+		if (res.outcome == MEASURE_FAILED) {
 			rb_error("the payload failed on %s: %s", host->name,
 				 why.buf);
 			goto fail;
 		}
-		infra = 0;
-		done++;
-	}
-	if (done < o.runs) {
-		rb_error("giving up on %s after %d infrastructure failures in "
-			 "a row: %s",
-			 host->name, MAX_INFRA, why.buf);
-		goto fail;
 	}
 	runner_key(&r, host->name, hex, &key);
 	summary(c.st, &key, &stats, job->payload ? job->payload : "stress-ng");

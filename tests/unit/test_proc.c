@@ -307,7 +307,8 @@ Test(transport, local_run_and_fetch)
 	char *buf;
 
 	cr_assert_eq(transport_open(&t, NULL, &host), 0, "%s", rb_errmsg());
-	cr_expect_str_eq(t.ops->name, "local");
+	cr_expect_eq(t.ops, &transport_local_ops);
+	cr_expect(t.ops->here);
 	cr_assert_eq(transport_run(&t, &cmd, &res), 0);
 	cr_expect_not(res.infra);
 	cr_expect(res.exited);
