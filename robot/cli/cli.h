@@ -27,13 +27,12 @@ int rb_usage_error(const char *cmd, const char *fmt, ...)
 /* Print the usage text of a command to stdout (for -h/--help). */
 int rb_command_help(const char *cmd);
 
-#define RB_CMD(name) int cmd_##name(int argc, char **argv)
-
-RB_CMD(help);
-RB_CMD(version);
-RB_CMD(compare);
-RB_CMD(job);
-RB_CMD(lab);
+/* The commands: cli/cmd_<name>.c each. */
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_job(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 /*
  * argv[*i] is option `name` ("--lab"): "--lab=V" or "--lab V" (then *i
@@ -42,12 +41,12 @@ RB_CMD(lab);
  */
 int rb_opt_arg(int argc, char **argv, int *i, const char *name,
 	       const char **value);
-RB_CMD(outbox);
-RB_CMD(pick);
-RB_CMD(run);
-RB_CMD(bisect);
-RB_CMD(report);
-RB_CMD(nightly);
-RB_CMD(history);
+int cmd_outbox(int argc, char **argv);
+int cmd_pick(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif

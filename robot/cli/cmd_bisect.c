@@ -364,7 +364,7 @@ out:
 	return ret;
 }
 
-RB_CMD(bisect)
+int cmd_bisect(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "list"))
 		return do_list(argc - 1, argv + 1);

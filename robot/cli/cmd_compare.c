@@ -173,7 +173,7 @@ out:
 	return ret;
 }
 
-RB_CMD(compare)
+int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = { .params = SVEC_INIT,
 				  .axis_keys = SVEC_INIT,

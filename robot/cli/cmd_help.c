@@ -5,7 +5,7 @@
 #include "../robot.h"
 #include "cli.h"
 
-RB_CMD(help)
+int cmd_help(int argc, char **argv)
 {
 	if (argc < 2) {
 		rb_print_usage(stdout);
@@ -19,7 +19,7 @@ RB_CMD(help)
 	return rb_command_help(argv[1]);
 }
 
-RB_CMD(version)
+int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;

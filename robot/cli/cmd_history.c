@@ -132,7 +132,7 @@ static void no_history(struct store *st, const char *job, const char *wd)
 	sbuf_release(&sb);
 }
 
-RB_CMD(history)
+int cmd_history(int argc, char **argv)
 {
 	struct history_opts o = { .params = SVEC_INIT };
 	struct history h = HISTORY_INIT;

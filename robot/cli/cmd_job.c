@@ -138,7 +138,7 @@ static int job_validate(int argc, char **argv)
 	return ret;
 }
 
-RB_CMD(job)
+int cmd_job(int argc, char **argv)
 {
 	if (argc < 2)
 		return rb_usage_error("job", "missing subcommand");

@@ -180,7 +180,7 @@ static int lab_check(int argc, char **argv)
 	return ret;
 }
 
-RB_CMD(lab)
+int cmd_lab(int argc, char **argv)
 {
 	if (argc < 2)
 		return rb_usage_error("lab", "missing subcommand");

@@ -9,7 +9,7 @@
 #include "../schema.h"
 #include "cli.h"
 
-RB_CMD(nightly)
+int cmd_nightly(int argc, char **argv)
 {
 	struct nightly_opts o = { 0 };
 	const char *v;

@@ -387,7 +387,7 @@ static int do_send(struct rb_outbox *ob, const struct outbox_opts *o)
 	return ret;
 }
 
-RB_CMD(outbox)
+int cmd_outbox(int argc, char **argv)
 {
 	struct outbox_opts o = { .bcc = SVEC_INIT, .args = SVEC_INIT };
 	struct rb_outbox ob = RB_OUTBOX_INIT;

@@ -259,7 +259,7 @@ out:
 	return ret;
 }
 
-RB_CMD(pick)
+int cmd_pick(int argc, char **argv)
 {
 	struct pick_opts o = { .repo = "." };
 	struct rb_repo *r = NULL;

@@ -70,7 +70,7 @@ out:
 	return ret;
 }
 
-RB_CMD(report)
+int cmd_report(int argc, char **argv)
 {
 	const char *labp = NULL, *v = NULL;
 	bool send = false, force = false, existing, lab_up = false;

@@ -101,7 +101,7 @@ static void summary(struct store *st, const struct run_key *key,
 	}
 }
 
-RB_CMD(run)
+int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .params = SVEC_INIT };
 	struct ctx c;
