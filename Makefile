@@ -15,6 +15,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/robot
 DATADIR ?= $(PREFIX)/share/robot
+MANDIR ?= $(PREFIX)/share/man
 
 CC ?= cc
 VERSION := $(shell git describe --always --dirty 2>/dev/null | sed 's/^v//' || echo 0.1.0)
@@ -62,7 +63,10 @@ TLIB_SRC := $(sort $(wildcard tests/lib/*.c))
 HDRS := $(wildcard robot/*.h robot/cli/*.h tests/unit/*.h tests/fuzz/*.h \
 	tests/lib/*.h)
 
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(CLI_SRC:%.c=$(B)/obj/%.o)
+# the manual pages, built into the binary for `robot help` (scripts/embed-man)
+MAN_PAGES := $(sort $(wildcard doc/*.1))
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/obj/%.o) $(CLI_SRC:%.c=$(B)/obj/%.o) \
+	$(B)/obj/gen/manpages.o
 TLIB_OBJ := $(TLIB_SRC:%.c=$(B)/obj/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/obj/%.o) $(FUZZ_SRC:%.c=$(B)/obj/%.o) \
 	$(TLIB_OBJ)
@@ -82,6 +86,16 @@ $(B)/obj/robot/%.o: robot/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(B)/gen/manpages.c: $(MAN_PAGES) scripts/embed-man
+	@mkdir -p $(dir $@)
+	@echo "  GEN   $@"
+	$(Q)scripts/embed-man $@ $(MAN_PAGES)
+
+$(B)/obj/gen/manpages.o: $(B)/gen/manpages.c robot/cli/manpage.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS_ALL) -Irobot -c -o $@ $<
 
 # Test files: criterion's macros define functions without prototypes.
 $(B)/obj/tests/unit/%.o: tests/unit/%.c $(HDRS) Makefile
@@ -227,7 +241,9 @@ demo-quick: deps
 
 install: bin/robot
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/hooks \
-		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/kconfigs
+		$(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/kconfigs \
+		$(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -m 755 $(B)/robot $(DESTDIR)$(BINDIR)/robot
 	for f in scripts/hooks/*; do \
 		[ -f "$$f" ] && install -m 755 "$$f" $(DESTDIR)$(LIBEXECDIR)/hooks/; \

@@ -11,8 +11,8 @@
 struct rb_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line for `robot help` */
-	const char *usage; /* full usage text for `robot help CMD` */
+	/* one line for `robot help`; NULL: the NAME of its manual page */
+	const char *summary;
 };
 
 extern const struct rb_command rb_commands[];
