@@ -780,39 +780,21 @@ struct member {
 };
 
 /*
- * Decide the parents (expected good) and the culprit (expected bad) again,
- * each on fresh runs: its runs on host 0 after the confirmation started,
- * interleaved (parent, culprit, parent, ...), held against the anchors by
- * stats_confirm_verdict (which may ask for anchor runs on host 0 first). A
- * wrong culprit needs a wrong step, and then a fresh re-decision that
- * repeats it: at most confirm_alpha. Confirmed when every one comes out as
- * expected; refuted as soon as one does not (or stays weak at the cap). An
- * anchor among them is known already. The change parent -> culprit
- * (regression detection on all their runs) goes to detail (JSON) and why.
+ * The run id after which the confirmation's fresh runs count: recorded
+ * once in a confirm-start step (found again on resume, unless a drop came
+ * after it), else now.
  */
-static int confirm(struct sess *s, const char *culprit,
-		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
-		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
+static int confirm_start(struct sess *s, const char *culprit, int host,
+			 int64_t *after)
 {
 	const struct bisection_step_rec *st;
-	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
-			 fresh = STATS_SET_INIT, cs = STATS_SET_INIT,
-			 ps = STATS_SET_INIT;
-	struct stats_detect_opts o;
-	struct stats_detection d;
-	struct stats_summary ssp, ssc;
-	struct session_result res;
-	struct member *m = xcalloc(np + 1, sizeof(*m));
-	struct sbuf verdicts = SBUF_INIT;
-	size_t n, i, k, shown = 0;
-	int64_t after = -1;
-	int host = 0, ret = -1;
-	bool refuted = false;
+	size_t n, i;
+	char *det;
+	int r;
 
-	*confirmed = false;
-	/* where the fresh runs start (recorded once, found on resume) */
+	*after = -1;
 	if (s->ops->steps(s->ops->data, &st, &n) < 0)
-		goto out;
+		return -1;
 	for (i = n; i-- > 0;) {
 		if (!strcmp(st[i].kind, "unconfirmed") ||
 		    !strcmp(st[i].kind, "contradiction"))
@@ -822,39 +804,39 @@ static int confirm(struct sess *s, const char *culprit,
 			const char *a = strstr(st[i].detail, "\"after_run\": ");
 
 			if (a)
-				after = strtoll(a + 13, NULL, 10);
+				*after = strtoll(a + 13, NULL, 10);
 		}
 	}
-	if (after < 0) {
-		char *det;
+	if (*after >= 0)
+		return 0;
+	/* run ids only grow: every run from here on is newer */
+	*after = s->ops->last_run_id(s->ops->data);
+	det = xstrfmt("{\"after_run\": %lld}", (long long)*after);
+	r = step(s, "confirm-start", culprit, s->cfg->hosts[host], NULL, det);
+	free(det);
+	return r;
+}
 
-		/* run ids only grow: every run from here on is newer */
-		after = s->ops->last_run_id(s->ops->data);
-		det = xstrfmt("{\"after_run\": %lld}", (long long)after);
-		if (step(s, "confirm-start", culprit, s->cfg->hosts[host], NULL,
-			 det) < 0) {
-			free(det);
-			goto out;
-		}
-		free(det);
-	}
-	for (k = 0; k < np; k++) {
-		m[k].hex = parents[k];
-		m[k].expect = STATS_GOOD;
-		/* the good anchor is good: the endpoint check says so */
-		m[k].done = !strcmp(parents[k], s->good_hex);
-		m[k].got = STATS_GOOD;
-	}
-	m[np].hex = culprit;
-	m[np].expect = STATS_BAD;
-	m[np].done = !strcmp(culprit, s->bad_hex);
-	m[np].got = STATS_BAD;
-	event(s, "confirming %.12s against its parent%s on %s", culprit,
-	      np > 1 ? "s" : "", s->cfg->hosts[host]);
-	while (!refuted) {
-		size_t left = 0;
+/*
+ * Decide each member again on its fresh runs on host (after run id
+ * `after`), interleaved, asking for anchor runs when the verdict does;
+ * *refuted as soon as one comes out other than expected. verdicts gets
+ * "sha verdict, ...", why the last verdict's reason.
+ */
+static int confirm_members(struct sess *s, struct member *m, size_t nm,
+			   int host, int64_t after, bool *refuted,
+			   struct sbuf *verdicts, struct sbuf *why)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 fresh = STATS_SET_INIT;
+	struct session_result res;
+	size_t k, left = 1;
+	int ret = -1;
 
-		for (k = 0; k <= np && !refuted; k++) {
+	*refuted = false;
+	while (!*refuted && left) {
+		left = 0;
+		for (k = 0; k < nm && !*refuted; k++) {
 			struct member *c = &m[k];
 			const char *run;
 
@@ -879,11 +861,11 @@ static int confirm(struct sess *s, const char *culprit,
 				} else {
 					c->done = true;
 					c->got = v.verdict;
-					sbuf_addf(&verdicts, "%s%.12s %s",
-						  verdicts.len ? ", " : "",
+					sbuf_addf(verdicts, "%s%.12s %s",
+						  verdicts->len ? ", " : "",
 						  c->hex, vname(v.verdict));
-					refuted = c->got != c->expect;
-					if (refuted)
+					*refuted = c->got != c->expect;
+					if (*refuted)
 						event(s,
 						      "%.12s is not %s again: %s",
 						      c->hex, vname(c->expect),
@@ -913,12 +895,32 @@ static int confirm(struct sess *s, const char *culprit,
 				goto out;
 			}
 		}
-		if (!left)
-			break;
 	}
-	*confirmed = !refuted;
+	ret = 0;
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&fresh);
+	return ret;
+}
 
-	/* the numbers: parent -> culprit on all their runs */
+/*
+ * The change parent -> culprit (regression detection on all their runs):
+ * JSON into detail, the first parent's in words into why (after the
+ * verdicts).
+ */
+static int confirm_numbers(struct sess *s, const char *culprit,
+			   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
+			   int host, int64_t after, const char *verdicts,
+			   struct sbuf *detail, struct sbuf *why)
+{
+	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
+	struct stats_detect_opts o;
+	struct stats_detection d;
+	struct stats_summary ssp, ssc;
+	size_t k, shown = 0;
+	int ret = -1;
+
 	stats_detect_opts_init(&o);
 	o.direction = s->pol.direction;
 	o.alpha = stats_policy_step_alpha(&s->pol);
@@ -935,7 +937,7 @@ static int confirm(struct sess *s, const char *culprit,
 		if (stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d, NULL) < 0)
 			goto out;
 		if (!shown) {
-			sbuf_addf(why, "%s; change %+.2f%%", verdicts.buf,
+			sbuf_addf(why, "%s; change %+.2f%%", verdicts,
 				  d.change_pct);
 			if (d.ci_pct.bounded)
 				sbuf_addf(why,
@@ -961,23 +963,68 @@ static int confirm(struct sess *s, const char *culprit,
 	}
 	sbuf_addch(detail, ']');
 	if (!why->len)
-		sbuf_addstr(why, verdicts.buf);
+		sbuf_addstr(why, verdicts);
 	ret = 0;
 out:
-	free(m);
-	sbuf_release(&verdicts);
-	stats_set_release(&good);
-	stats_set_release(&bad);
-	stats_set_release(&fresh);
 	stats_set_release(&cs);
 	stats_set_release(&ps);
 	return ret;
 }
 
 /*
+ * Decide the parents (expected good) and the culprit (expected bad) again,
+ * each on fresh runs: its runs on host 0 after the confirmation started,
+ * interleaved (parent, culprit, parent, ...), held against the anchors by
+ * stats_confirm_verdict (which may ask for anchor runs on host 0 first). A
+ * wrong culprit needs a wrong step, and then a fresh re-decision that
+ * repeats it: at most confirm_alpha. Confirmed when every one comes out as
+ * expected; refuted as soon as one does not (or stays weak at the cap). An
+ * anchor among them is known already. The change parent -> culprit
+ * (regression detection on all their runs) goes to detail (JSON) and why.
+ */
+static int confirm(struct sess *s, const char *culprit,
+		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
+		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
+{
+	struct member *m = xcalloc(np + 1, sizeof(*m));
+	struct sbuf verdicts = SBUF_INIT;
+	int64_t after;
+	int host = 0, ret = -1;
+	bool refuted;
+	size_t k;
+
+	*confirmed = false;
+	if (confirm_start(s, culprit, host, &after) < 0)
+		goto out;
+	for (k = 0; k < np; k++) {
+		m[k].hex = parents[k];
+		m[k].expect = STATS_GOOD;
+		/* the good anchor is good: the endpoint check says so */
+		m[k].done = !strcmp(parents[k], s->good_hex);
+		m[k].got = STATS_GOOD;
+	}
+	m[np].hex = culprit;
+	m[np].expect = STATS_BAD;
+	m[np].done = !strcmp(culprit, s->bad_hex);
+	m[np].got = STATS_BAD;
+	event(s, "confirming %.12s against its parent%s on %s", culprit,
+	      np > 1 ? "s" : "", s->cfg->hosts[host]);
+	if (confirm_members(s, m, np + 1, host, after, &refuted, &verdicts,
+			    why) < 0)
+		goto out;
+	*confirmed = !refuted;
+	ret = confirm_numbers(s, culprit, parents, np, host, after,
+			      verdicts.buf, detail, why);
+out:
+	free(m);
+	sbuf_release(&verdicts);
+	return ret;
+}
+
+/*
  * Drop the verdicts of the last round (a contradiction): a step records
- * them with the run id from which their runs count again, then the state
- * is replayed without them.
+ * them with the run id from which their runs count again; restart() then
+ * replays the state without them.
  */
 static int drop_round(struct sess *s)
 {
@@ -997,11 +1044,6 @@ static int drop_round(struct sess *s)
 		 "round's commits are decided again on fresh runs");
 	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
 	sbuf_release(&d);
-	s->decided = 0;
-	s->rounds = 0;
-	s->attempts = 0;
-	s->pol.noise = s->cfg->policy.noise;
-	s->nr_probes = 0;
 	return ret;
 }
 
@@ -1051,35 +1093,250 @@ static int finish(struct sess *s, struct session_outcome_info *out,
 	return step(s, "finish", NULL, NULL, session_status_name(st), NULL);
 }
 
+/* The session's state for cfg, before anything is read. */
+static void sess_init(struct sess *s, const struct session_config *cfg)
+{
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->ops = cfg->ops;
+	s->g = &cfg->range->g;
+	s->pol = cfg->policy;
+	svec_init(&s->extra_hosts);
+	svec_init(&s->fresh_hex);
+	sbuf_init(&s->line, 0);
+	s->hosts = xcalloc((size_t)cfg->nr_hosts, sizeof(*s->hosts));
+	for (k = 0; k < cfg->nr_hosts; k++) {
+		s->hosts[k].probe = -1;
+		s->hosts[k].next_good = true;
+	}
+	s->probes = xcalloc((size_t)cfg->nr_hosts, sizeof(*s->probes));
+	s->t0 = now(s);
+	rb_oid_hex(cfg->range->bad, s->bad_hex);
+	rb_oid_hex(cfg->range->goods[0], s->good_hex);
+}
+
+static void sess_release(struct sess *s)
+{
+	if (s->b_ready)
+		rb_bisect_release(&s->b);
+	free(s->hosts);
+	free(s->probes);
+	svec_clear(&s->extra_hosts);
+	svec_clear(&s->fresh_hex);
+	free(s->fresh_after);
+	sbuf_release(&s->line);
+}
+
+/* Back into the range without the dropped verdicts: replay the rest. */
+static int restart(struct sess *s)
+{
+	bool reproduced;
+
+	s->decided = 0;
+	s->rounds = 0;
+	s->attempts = 0;
+	s->pol.noise = s->cfg->policy.noise;
+	s->nr_probes = 0;
+	return load_graph(s) < 0 || replay(s, &reproduced) < 0 ? -1 : 0;
+}
+
+/* The parents of the culprit pick (one with first-parent) into out. */
+static int culprit_parents(struct sess *s, uint32_t pick,
+			   struct session_outcome_info *out)
+{
+	uint8_t(*poids)[RB_OID_RAWSZ] = NULL;
+	size_t np = 0, i;
+
+	rb_oid_hex(s->g->oid[pick], out->culprit);
+	if (s->ops->parents(s->ops->data, s->g->oid[pick], &poids, &np) < 0)
+		return -1;
+	if ((s->cfg->range->flags & RB_FIND_FIRST_PARENT) && np > 1)
+		np = 1;
+	out->parents = xcalloc(np ? np : 1, sizeof(*out->parents));
+	for (i = 0; i < np; i++)
+		rb_oid_hex(poids[i], out->parents[i]);
+	free(poids);
+	out->parents_nr = np;
+	return 0;
+}
+
+/*
+ * The bisection found pick: confirm it. *done when the session ended
+ * (found, or inconclusive after too many attempts); otherwise its verdicts
+ * and its parents' are dropped and the session goes back into the range.
+ */
+static int found(struct sess *s, uint32_t pick,
+		 struct session_outcome_info *out, bool *done)
+{
+	struct sbuf why = SBUF_INIT, detail = SBUF_INIT, drop = SBUF_INIT;
+	size_t i, np;
+	bool ok = true;
+	int ret = -1;
+
+	*done = false;
+	if (culprit_parents(s, pick, out) < 0)
+		goto out;
+	np = out->parents_nr;
+	/* a root commit has nothing to compare with */
+	if (np &&
+	    confirm(s, out->culprit, out->parents, np, &ok, &detail, &why) < 0)
+		goto out;
+	if (ok) {
+		if (step(s, "confirmed", out->culprit, NULL, NULL, detail.buf) <
+		    0)
+			goto out;
+		/* a wrong culprit: a wrong step and a confirmation repeating
+		 * it */
+		out->confidence =
+			1 - RB_MIN(1, s->decided *
+					      stats_policy_step_alpha(&s->pol) *
+					      s->pol.confirm_alpha);
+		snprintf(out->message, sizeof(out->message), "confirmed: %s",
+			 why.buf);
+		event(s, "%.12s confirmed: %s", out->culprit, why.buf);
+		*done = true;
+		ret = finish(s, out, SESSION_FOUND);
+		goto out;
+	}
+	event(s, "%.12s did not confirm: %s", out->culprit, why.buf);
+	s->attempts++;
+	sbuf_addf(&drop, "{\"drop\": [\"%s\"", out->culprit);
+	for (i = 0; i < np; i++)
+		sbuf_addf(&drop, ", \"%s\"", out->parents[i]);
+	sbuf_addf(&drop, "], \"after_run\": %lld, \"numbers\": %s}",
+		  (long long)s->ops->last_run_id(s->ops->data),
+		  detail.len ? detail.buf : "null");
+	if (step(s, "unconfirmed", out->culprit, NULL, NULL, drop.buf) < 0)
+		goto out;
+	session_outcome_release(out);
+	if (s->attempts > CONFIRM_ATTEMPTS) {
+		snprintf(out->message, sizeof(out->message),
+			 "%.12s looked like the first bad commit %u times but "
+			 "did not confirm against its parent: %s",
+			 out->culprit, s->attempts, why.buf);
+		*done = true;
+		ret = finish(s, out, SESSION_INCONCLUSIVE);
+		goto out;
+	}
+	ret = restart(s);
+out:
+	sbuf_release(&why);
+	sbuf_release(&detail);
+	sbuf_release(&drop);
+	return ret;
+}
+
+/*
+ * A conclusion of git's other than a culprit: the session ends (*done),
+ * except for verdicts that leave no candidate, which drop the last round
+ * (twice at most) and go back into the range.
+ */
+static int concluded(struct sess *s, const struct rb_bisect_step *bs,
+		     struct session_outcome_info *out, bool *done)
+{
+	*done = true;
+	switch (bs->status) {
+	case RB_BISECT_ONLY_SKIPPED:
+		set_list(&out->list, &out->list_nr, s->g, bs->list,
+			 bs->list_nr);
+		snprintf(out->message, sizeof(out->message),
+			 "There are only 'skip'ped commits left to test.");
+		return finish(s, out, SESSION_ONLY_SKIPPED);
+	case RB_BISECT_MERGE_BASE_BAD:
+		rb_oid_hex(s->g->oid[bs->pick], out->culprit);
+		snprintf(out->message, sizeof(out->message),
+			 "The merge base %s is bad. This means the regression "
+			 "was fixed between %s and the good commit(s), or "
+			 "good and bad are swapped.",
+			 out->culprit, out->culprit);
+		out->culprit[0] = '\0';
+		return finish(s, out, SESSION_INCONCLUSIVE);
+	case RB_BISECT_SWAPPED:
+		snprintf(out->message, sizeof(out->message),
+			 "Some good commits are not ancestors of the bad one, "
+			 "and the bad one is an ancestor of a good one: good "
+			 "and bad are probably swapped.");
+		return finish(s, out, SESSION_INCONCLUSIVE);
+	default:
+		break;
+	}
+	/*
+	 * RB_BISECT_EMPTY: the verdicts contradict one first bad commit: one
+	 * of the last round's is wrong (a noisy step, or a regression that
+	 * comes and goes). Those commits are decided again on fresh runs,
+	 * twice at most.
+	 */
+	if (s->nr_probes && s->attempts < CONFIRM_ATTEMPTS) {
+		*done = false;
+		return drop_round(s) < 0 || restart(s) < 0 ? -1 : 0;
+	}
+	snprintf(out->message, sizeof(out->message),
+		 "No candidate is left: the verdicts contradict one first bad "
+		 "commit (the regression may come and go).");
+	return finish(s, out, SESSION_INCONCLUSIVE);
+}
+
+/* The commits of the next round: one per host (k-way), or the pick. */
+static uint32_t round_picks(struct sess *s, const struct rb_bisect_step *bs,
+			    uint32_t *picks)
+{
+	uint32_t n = 0;
+
+	if (!bs->is_merge_base && s->cfg->nr_hosts > 1)
+		n = rb_bisect_picks(&s->b, (uint32_t)s->cfg->nr_hosts, picks);
+	if (!n) {
+		picks[0] = bs->pick;
+		n = 1;
+	}
+	return n;
+}
+
+/* Rounds until the bisection concludes (and the conclusion confirms). */
+static int bisect_rounds(struct sess *s, struct session_outcome_info *out)
+{
+	struct rb_bisect_step bs = RB_BISECT_STEP_INIT;
+	uint32_t *picks = xcalloc((size_t)s->cfg->nr_hosts, sizeof(*picks));
+	bool done = false;
+	int ret = 0;
+
+	while (!done && ret == 0) {
+		uint32_t n;
+
+		rb_bisect_step_release(&bs);
+		rb_bisect_next(&s->b, &bs);
+		if (bs.status == RB_BISECT_FOUND) {
+			ret = found(s, bs.pick, out, &done);
+			continue;
+		}
+		if (bs.status != RB_BISECT_CONTINUE) {
+			ret = concluded(s, &bs, out, &done);
+			continue;
+		}
+		n = round_picks(s, &bs, picks);
+		event(s,
+		      "round %u: %u candidates, about %d steps left; "
+		      "testing %u commit%s%s",
+		      s->rounds + 1, bs.nr, bs.steps, n, n == 1 ? "" : "s",
+		      bs.is_merge_base ? " (a merge base)" : "");
+		ret = run_round(s, picks, n);
+	}
+	rb_bisect_step_release(&bs);
+	free(picks);
+	return ret;
+}
+
 int session_run(const struct session_config *cfg,
 		struct session_outcome_info *out)
 {
 	struct sess s;
-	struct rb_bisect_step bs = RB_BISECT_STEP_INIT;
-	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
-	uint32_t *picks = NULL;
+	struct sbuf why = SBUF_INIT;
 	bool reproduced = false;
-	int r, ret = -1, k;
+	int r, ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
-	s.cfg = cfg;
-	s.ops = cfg->ops;
-	s.g = &cfg->range->g;
-	s.pol = cfg->policy;
-	svec_init(&s.extra_hosts);
-	svec_init(&s.fresh_hex);
-	sbuf_init(&s.line, 0);
-	s.hosts = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.hosts));
-	for (k = 0; k < cfg->nr_hosts; k++) {
-		s.hosts[k].probe = -1;
-		s.hosts[k].next_good = true;
-	}
-	s.probes = xcalloc((size_t)cfg->nr_hosts, sizeof(*s.probes));
-	picks = xcalloc((size_t)cfg->nr_hosts, sizeof(*picks));
-	s.t0 = now(&s);
-	rb_oid_hex(cfg->range->bad, s.bad_hex);
-	rb_oid_hex(cfg->range->goods[0], s.good_hex);
+	sess_init(&s, cfg);
 	if (load_graph(&s) < 0)
 		goto out;
 	/* the error budget is split over the steps this range needs */
@@ -1091,12 +1348,8 @@ int session_run(const struct session_config *cfg,
 	if (s.pol.anchor_refresh == 0)
 		s.pol.anchor_refresh = 12.0 * cfg->nr_hosts;
 	r = replay(&s, &reproduced);
-	if (r < 0)
+	if (r < 0 || (!r && endpoints(&s, &reproduced, &why) < 0))
 		goto out;
-	if (!r) {
-		if (endpoints(&s, &reproduced, &why) < 0)
-			goto out;
-	}
 	if (!reproduced) {
 		snprintf(out->message, sizeof(out->message),
 			 "not reproduced: %s %s", cfg->metric,
@@ -1104,168 +1357,7 @@ int session_run(const struct session_config *cfg,
 		ret = finish(&s, out, SESSION_NOT_REPRODUCED);
 		goto out;
 	}
-	for (;;) {
-		uint32_t n;
-
-		rb_bisect_step_release(&bs);
-		rb_bisect_next(&s.b, &bs);
-		switch (bs.status) {
-		case RB_BISECT_CONTINUE:
-			break;
-		case RB_BISECT_FOUND: {
-			char(*parents)[RB_OID_HEXSZ + 1] = NULL;
-			uint8_t(*poids)[RB_OID_RAWSZ] = NULL;
-			size_t np = 0, i;
-			bool ok;
-
-			rb_oid_hex(s.g->oid[bs.pick], out->culprit);
-			if (cfg->ops->parents(cfg->ops->data, s.g->oid[bs.pick],
-					      &poids, &np) < 0)
-				goto out;
-			if ((cfg->range->flags & RB_FIND_FIRST_PARENT) &&
-			    np > 1)
-				np = 1;
-			parents = xcalloc(np ? np : 1, sizeof(*parents));
-			for (i = 0; i < np; i++)
-				rb_oid_hex(poids[i], parents[i]);
-			free(poids);
-			out->parents = parents;
-			out->parents_nr = np;
-			if (!np) {
-				/* a root commit: nothing to compare with */
-				ok = true;
-			} else if (confirm(&s, out->culprit, parents, np, &ok,
-					   &detail, &why) < 0) {
-				goto out;
-			}
-			if (ok) {
-				if (step(&s, "confirmed", out->culprit, NULL,
-					 NULL, detail.buf) < 0)
-					goto out;
-				/* a wrong culprit: a wrong step and a
-				 * confirmation repeating it */
-				out->confidence =
-					1 -
-					RB_MIN(1,
-					       s.decided *
-						       stats_policy_step_alpha(
-							       &s.pol) *
-						       s.pol.confirm_alpha);
-				snprintf(out->message, sizeof(out->message),
-					 "confirmed: %s", why.buf);
-				event(&s, "%.12s confirmed: %s", out->culprit,
-				      why.buf);
-				ret = finish(&s, out, SESSION_FOUND);
-				goto out;
-			}
-			event(&s, "%.12s did not confirm: %s", out->culprit,
-			      why.buf);
-			s.attempts++;
-			{
-				struct sbuf drop = SBUF_INIT;
-
-				sbuf_addf(&drop, "{\"drop\": [\"%s\"",
-					  out->culprit);
-				for (i = 0; i < np; i++)
-					sbuf_addf(&drop, ", \"%s\"",
-						  parents[i]);
-				sbuf_addf(&drop,
-					  "], \"after_run\": %lld, "
-					  "\"numbers\": %s}",
-					  (long long)cfg->ops->last_run_id(
-						  cfg->ops->data),
-					  detail.len ? detail.buf : "null");
-				r = step(&s, "unconfirmed", out->culprit, NULL,
-					 NULL, drop.buf);
-				sbuf_release(&drop);
-				if (r < 0)
-					goto out;
-			}
-			session_outcome_release(out);
-			if (s.attempts > CONFIRM_ATTEMPTS) {
-				snprintf(out->message, sizeof(out->message),
-					 "%.12s looked like the first bad "
-					 "commit %u times but did not confirm "
-					 "against its parent: %s",
-					 out->culprit, s.attempts, why.buf);
-				ret = finish(&s, out, SESSION_INCONCLUSIVE);
-				goto out;
-			}
-			/* back into the range, without the dropped verdicts */
-			s.decided = 0;
-			s.rounds = 0;
-			s.attempts = 0;
-			s.pol.noise = cfg->policy.noise;
-			s.nr_probes = 0;
-			if (load_graph(&s) < 0 || replay(&s, &reproduced) < 0)
-				goto out;
-			continue;
-		}
-		case RB_BISECT_ONLY_SKIPPED:
-			set_list(&out->list, &out->list_nr, s.g, bs.list,
-				 bs.list_nr);
-			snprintf(out->message, sizeof(out->message),
-				 "There are only 'skip'ped commits left to "
-				 "test.");
-			ret = finish(&s, out, SESSION_ONLY_SKIPPED);
-			goto out;
-		case RB_BISECT_MERGE_BASE_BAD:
-			rb_oid_hex(s.g->oid[bs.pick], out->culprit);
-			snprintf(out->message, sizeof(out->message),
-				 "The merge base %s is bad. This means the "
-				 "regression was fixed between %s and the good "
-				 "commit(s), or good and bad are swapped.",
-				 out->culprit, out->culprit);
-			out->culprit[0] = '\0';
-			ret = finish(&s, out, SESSION_INCONCLUSIVE);
-			goto out;
-		case RB_BISECT_SWAPPED:
-			snprintf(out->message, sizeof(out->message),
-				 "Some good commits are not ancestors of the "
-				 "bad one, and the bad one is an ancestor of a "
-				 "good one: good and bad are probably "
-				 "swapped.");
-			ret = finish(&s, out, SESSION_INCONCLUSIVE);
-			goto out;
-		case RB_BISECT_EMPTY:
-			/*
-			 * The verdicts contradict one first bad commit: one
-			 * of the last round's is wrong (a noisy step, or a
-			 * regression that comes and goes). Those commits are
-			 * decided again on fresh runs, twice at most.
-			 */
-			if (s.nr_probes && s.attempts < CONFIRM_ATTEMPTS) {
-				if (drop_round(&s) < 0 || load_graph(&s) < 0 ||
-				    replay(&s, &reproduced) < 0)
-					goto out;
-				continue;
-			}
-			snprintf(out->message, sizeof(out->message),
-				 "No candidate is left: the verdicts "
-				 "contradict one first bad commit (the "
-				 "regression may come and go).");
-			ret = finish(&s, out, SESSION_INCONCLUSIVE);
-			goto out;
-		}
-		if (bs.is_merge_base || cfg->nr_hosts == 1) {
-			picks[0] = bs.pick;
-			n = 1;
-		} else {
-			n = rb_bisect_picks(&s.b, (uint32_t)cfg->nr_hosts,
-					    picks);
-			if (!n) {
-				picks[0] = bs.pick;
-				n = 1;
-			}
-		}
-		event(&s,
-		      "round %u: %u candidates, about %d steps left; "
-		      "testing %u commit%s%s",
-		      s.rounds + 1, bs.nr, bs.steps, n, n == 1 ? "" : "s",
-		      bs.is_merge_base ? " (a merge base)" : "");
-		if (run_round(&s, picks, n) < 0)
-			goto out;
-	}
+	ret = bisect_rounds(&s, out);
 out:
 	if (s.cfg->progress && s.cfg->tty) {
 		fputs("\r\033[K", s.cfg->progress);
@@ -1273,18 +1365,8 @@ out:
 	}
 	if (ret == 0)
 		final_threshold(&s, out);
-	rb_bisect_step_release(&bs);
-	if (s.b_ready)
-		rb_bisect_release(&s.b);
-	free(s.hosts);
-	free(s.probes);
-	free(picks);
-	svec_clear(&s.extra_hosts);
-	svec_clear(&s.fresh_hex);
-	free(s.fresh_after);
-	sbuf_release(&s.line);
+	sess_release(&s);
 	sbuf_release(&why);
-	sbuf_release(&detail);
 	if (ret < 0)
 		session_outcome_release(out);
 	return ret;
