@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "oid.h"
+
 /*
  * Commit selection for a bisection, pure: no libgit2, no I/O.
  *
@@ -25,8 +27,6 @@
  */
 
 #define RB_NODE_NONE UINT32_MAX
-#define RB_OID_RAWSZ 20
-#define RB_OID_HEXSZ 40
 
 /* ---------------------------------------------------------------- graph */
 
@@ -93,10 +93,6 @@ static inline uint32_t rb_graph_parents(const struct rb_graph *g, uint32_t i,
 	*out = g->par + g->par_off[i];
 	return g->par_off[i + 1] - g->par_off[i];
 }
-/* 40 hex digits and a NUL into buf (41 bytes). Returns buf. */
-char *rb_oid_hex(const uint8_t *oid, char *buf);
-/* Parse 40 hex digits; 0 or -1. */
-int rb_oid_from_hex(uint8_t *oid, const char *hex);
 
 /* ------------------------------------------------------- one-shot pick */
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bisect.h"
+#include "oid.h"
 
 struct ctx;
 struct store;

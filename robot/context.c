@@ -4,6 +4,7 @@
 #include "repo.h"
 #include "sbuf.h"
 #include "store.h"
+#include "workdir.h"
 #include "transport.h"
 
 static int pick_hosts(struct ctx *c, const char *names)
@@ -59,8 +60,7 @@ int ctx_open(struct ctx *c, const struct ctx_opts *o)
 	}
 	if (pick_hosts(c, o->hosts) < 0)
 		goto fail;
-	if (o->what &&
-	    store_lock_workdir(&c->lock, c->lab.workdir, o->what) < 0)
+	if (o->what && workdir_lock_take(&c->lock, c->lab.workdir, o->what) < 0)
 		goto fail;
 	if (store_open(&c->st, c->lab.workdir) < 0)
 		goto fail;
@@ -88,7 +88,7 @@ void ctx_close(struct ctx *c)
 	free(c->hosts);
 	rb_repo_free(c->repo);
 	store_close(c->st);
-	store_unlock_workdir(c->lock);
+	workdir_lock_release(c->lock);
 	job_list_release(&c->jobs);
 	if (c->lab_loaded)
 		lab_release(&c->lab);

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bisect.h"
+#include "oid.h"
 #include "result.h"
 
 struct runner;

@@ -29,6 +29,7 @@
 #include "session.h"
 #include "stats.h"
 #include "store.h"
+#include "workdir.h"
 #include "svec.h"
 
 struct nightly {
@@ -1502,7 +1503,7 @@ int nightly_main(const struct nightly_opts *o)
 	if (load(&n) < 0)
 		goto fatal;
 	n.workdir = xstrdup(n.lab.workdir);
-	if (store_lock_workdir(&n.lock, n.workdir, "robot nightly") < 0 ||
+	if (workdir_lock_take(&n.lock, n.workdir, "robot nightly") < 0 ||
 	    store_open(&n.st, n.workdir) < 0)
 		goto fatal;
 	logpath = rb_path_join(n.workdir, "nightly.log");
@@ -1551,7 +1552,7 @@ out:
 		fclose(n.log);
 	rb_repo_free(n.repo);
 	store_close(n.st);
-	store_unlock_workdir(n.lock);
+	workdir_lock_release(n.lock);
 	if (n.lab_up)
 		lab_release(&n.lab);
 	free(n.workdir);

@@ -3,14 +3,10 @@
  * The SQLite adapter. Schema changes are appended to migrations[]; never
  * edit a migration that has shipped.
  */
-#include <fcntl.h>
 #include <sqlite3.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include "robot.h"
 #include "sbuf.h"
-#include "proc.h"
 #include "store.h"
 
 struct store {
@@ -351,71 +347,6 @@ int store_commit(struct store *st)
 void store_rollback(struct store *st)
 {
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-struct workdir_lock {
-	int fd;
-	char *path;
-};
-
-int store_lock_workdir(struct workdir_lock **out, const char *workdir,
-		       const char *what)
-{
-	struct workdir_lock *lk;
-	char info[256];
-	int fd, n;
-	char *path;
-
-	*out = NULL;
-	if (rb_mkdir_p(workdir) < 0)
-		return -1;
-	path = rb_path_join(workdir, "lock");
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rb_error("cannot open '%s': %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		n = (int)pread(fd, info, sizeof(info) - 1, 0);
-		info[n > 0 ? n : 0] = '\0';
-		if (n > 0 && info[n - 1] == '\n')
-			info[n - 1] = '\0';
-		rb_error("workdir '%s' is in use by another robot (%s); "
-			 "wait for it to finish or use another workdir",
-			 workdir, n > 0 ? info : "unknown process");
-		close(fd);
-		free(path);
-		return -1;
-	}
-	n = snprintf(info, sizeof(info), "pid %ld: %s\n", (long)getpid(), what);
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, info, (size_t)n, 0) != n) {
-		/* the lock holds even when its note cannot be written */
-	}
-	/* what a killed robot left running on this workdir goes first */
-	{
-		unsigned stopped;
-
-		proc_reap_workdir(workdir, &stopped);
-		if (stopped)
-			rb_notice("stopped %u process%s that an interrupted "
-				  "robot left running on '%s'",
-				  stopped, stopped == 1 ? "" : "es", workdir);
-	}
-	lk = xmalloc(sizeof(*lk));
-	lk->fd = fd;
-	lk->path = path;
-	*out = lk;
-	return 0;
-}
-
-void store_unlock_workdir(struct workdir_lock *lk)
-{
-	if (!lk)
-		return;
-	close(lk->fd);
-	free(lk->path);
-	free(lk);
 }
 
 const char *run_status_name(enum run_status s)

@@ -23,7 +23,7 @@
  * "running" and is marked "interrupted" by the next store_open.
  *
  * Concurrency: one robot process per workdir, enforced with
- * store_lock_workdir(); readers (`robot bisect list`, `robot history`) may
+ * workdir_lock_take(); readers (`robot bisect list`, `robot history`) may
  * open the store while a robot runs (WAL readers do not block the writer).
  *
  * All functions return 0 on success and -1 with rb_error() set on failure.
@@ -41,18 +41,6 @@ int store_schema_version(struct store *st);
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 void store_rollback(struct store *st);
-
-/*
- * An advisory lock on `<workdir>/lock` (flock), held until
- * store_unlock_workdir or process exit. A second robot on the same workdir
- * gets -1 and a message naming the holder's pid and command. Once held,
- * the hooks and payloads a killed robot left running on the workdir are
- * stopped first (proc_reap_workdir), with a notice.
- */
-struct workdir_lock;
-int store_lock_workdir(struct workdir_lock **out, const char *workdir,
-		       const char *what);
-void store_unlock_workdir(struct workdir_lock *lk);
 
 /* What identifies where a measurement came from (lkp's result-root axes). */
 struct run_key {

@@ -22,6 +22,7 @@
 #include "../session.h"
 #include "../stats.h"
 #include "../store.h"
+#include "../workdir.h"
 #include "../svec.h"
 #include "cli.h"
 
@@ -340,7 +341,7 @@ static int do_reset(int argc, char **argv)
 		rb_error_print();
 		return RB_EXIT_FAIL;
 	}
-	if (store_lock_workdir(&lk, lab.workdir, "robot bisect reset") < 0 ||
+	if (workdir_lock_take(&lk, lab.workdir, "robot bisect reset") < 0 ||
 	    store_open(&st, lab.workdir) < 0)
 		goto fail;
 	u = store_bisection_get(st, id, &rec);
@@ -359,7 +360,7 @@ fail:
 out:
 	bisection_rec_release(&rec);
 	store_close(st);
-	store_unlock_workdir(lk);
+	workdir_lock_release(lk);
 	lab_release(&lab);
 	return ret;
 }

@@ -6,6 +6,7 @@
 
 #include "robot.h"
 #include "store.h"
+#include "workdir.h"
 
 static char dir[64];
 
@@ -118,17 +119,17 @@ Test(store, second_robot_on_a_workdir_is_refused)
 	int status;
 	pid_t pid;
 
-	cr_assert_eq(store_lock_workdir(&lk, dir, "robot bisect"), 0);
+	cr_assert_eq(workdir_lock_take(&lk, dir, "robot bisect"), 0);
 	/* flock is per open file: a second process must be refused */
 	pid = fork();
 	if (pid == 0) {
-		int r = store_lock_workdir(&lk2, dir, "robot run");
+		int r = workdir_lock_take(&lk2, dir, "robot run");
 
 		_exit(r == -1 && strstr(rb_errmsg(), "robot bisect") ? 0 : 1);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	store_unlock_workdir(lk);
-	cr_assert_eq(store_lock_workdir(&lk, dir, "again"), 0);
-	store_unlock_workdir(lk);
+	workdir_lock_release(lk);
+	cr_assert_eq(workdir_lock_take(&lk, dir, "again"), 0);
+	workdir_lock_release(lk);
 }
