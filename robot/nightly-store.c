@@ -7,67 +7,12 @@
 #include <sqlite3.h>
 
 #include "robot.h"
+#include "db.h"
 #include "history.h"
 #include "nightly-store.h"
 #include "stats.h"
 #include "store.h"
 #include "svec.h"
-
-static int db_err(sqlite3 *db, const char *what)
-{
-	const char *f = sqlite3_db_filename(db, "main");
-
-	return rb_error("store '%s': %s: %s", f ? f : "?", what,
-			sqlite3_errmsg(db));
-}
-
-static int prep(struct store *st, const char *sql, sqlite3_stmt **s)
-{
-	sqlite3 *db = store_db(st);
-
-	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
-		*s = NULL;
-		return db_err(db, "prepare");
-	}
-	return 0;
-}
-
-static void bind_str(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_id(sqlite3_stmt *s, int i, int64_t v)
-{
-	if (v)
-		sqlite3_bind_int64(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static char *col_str(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-/* Run a statement that returns no rows; finalizes it. */
-static int done(struct store *st, sqlite3_stmt *s, int64_t *id)
-{
-	sqlite3 *db = store_db(st);
-	int r = sqlite3_step(s);
-
-	sqlite3_finalize(s);
-	if (r != SQLITE_DONE)
-		return db_err(db, "write");
-	if (id)
-		*id = sqlite3_last_insert_rowid(db);
-	return 0;
-}
 
 /* ---- cycles ---------------------------------------------------------- */
 
@@ -90,13 +35,13 @@ void nightly_cycle_rec_release(struct nightly_cycle_rec *c)
 static void read_cycle(sqlite3_stmt *s, struct nightly_cycle_rec *c)
 {
 	c->id = sqlite3_column_int64(s, 0);
-	c->tree = col_str(s, 1);
-	c->branch = col_str(s, 2);
-	c->url = col_str(s, 3);
-	c->head = col_str(s, 4);
-	c->previous = col_str(s, 5);
-	c->status = col_str(s, 6);
-	c->summary = col_str(s, 7);
+	c->tree = db_col_opt(s, 1);
+	c->branch = db_col_opt(s, 2);
+	c->url = db_col_opt(s, 3);
+	c->head = db_col_opt(s, 4);
+	c->previous = db_col_opt(s, 5);
+	c->status = db_col_opt(s, 6);
+	c->summary = db_col_opt(s, 7);
 	c->started = sqlite3_column_double(s, 8);
 	c->finished = sqlite3_column_double(s, 9);
 }
@@ -108,10 +53,10 @@ static int one_cycle(struct store *st, const char *sql, const char *tree,
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (prep(st, sql, &s) < 0)
+	if (db_prepare(store_db(st), sql, &s) < 0)
 		return -1;
-	bind_str(s, 1, tree);
-	bind_str(s, 2, branch);
+	db_bind_opt(s, 1, tree);
+	db_bind_opt(s, 2, branch);
 	r = sqlite3_step(s);
 	if (r == SQLITE_ROW) {
 		read_cycle(s, out);
@@ -119,7 +64,7 @@ static int one_cycle(struct store *st, const char *sql, const char *tree,
 	} else if (r == SQLITE_DONE) {
 		r = 0;
 	} else {
-		r = db_err(store_db(st), "read a cycle");
+		r = db_error(store_db(st), "read a cycle");
 	}
 	sqlite3_finalize(s);
 	return r;
@@ -151,33 +96,34 @@ int nstore_cycle_create(struct store *st, const char *tree, const char *branch,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "INSERT INTO nightly_cycles (tree, branch, url, head,"
-		 " previous, status, started) VALUES (?,?,?,?,?,'running',?)",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "INSERT INTO nightly_cycles (tree, branch, url, head,"
+		    " previous, status, started) VALUES (?,?,?,?,?,'running',?)",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, tree);
-	bind_str(s, 2, branch);
-	bind_str(s, 3, url ? url : "");
-	bind_str(s, 4, head);
-	bind_str(s, 5, previous);
+	db_bind_opt(s, 1, tree);
+	db_bind_opt(s, 2, branch);
+	db_bind_opt(s, 3, url ? url : "");
+	db_bind_opt(s, 4, head);
+	db_bind_opt(s, 5, previous);
 	sqlite3_bind_double(s, 6, rb_now());
-	return done(st, s, id);
+	return db_done(store_db(st), s, id);
 }
 
 int nstore_cycle_finish(struct store *st, int64_t id, const char *summary)
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "UPDATE nightly_cycles SET status = 'done', summary = ?,"
-		 " finished = ? WHERE id = ?",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "UPDATE nightly_cycles SET status = 'done', summary = ?,"
+		       " finished = ? WHERE id = ?",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, summary);
+	db_bind_opt(s, 1, summary);
 	sqlite3_bind_double(s, 2, rb_now());
 	sqlite3_bind_int64(s, 3, id);
-	return done(st, s, NULL);
+	return db_done(store_db(st), s, NULL);
 }
 
 /* ---- jobs ------------------------------------------------------------ */
@@ -217,23 +163,23 @@ int nstore_job_add(struct store *st, const struct nightly_job_rec *j,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "INSERT INTO nightly_jobs (cycle_id, seq, job, job_file,"
-		 " params, metric, threshold, host, hosts, head, state)"
-		 " VALUES (?,?,?,?,?,?,?,?,?,?,'measure')",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "INSERT INTO nightly_jobs (cycle_id, seq, job, job_file,"
+		       " params, metric, threshold, host, hosts, head, state)"
+		       " VALUES (?,?,?,?,?,?,?,?,?,?,'measure')",
+		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, j->cycle_id);
 	sqlite3_bind_int(s, 2, j->seq);
-	bind_str(s, 3, j->job);
-	bind_str(s, 4, j->job_file);
-	bind_str(s, 5, j->params ? j->params : "");
-	bind_str(s, 6, j->metric);
-	bind_str(s, 7, j->threshold);
-	bind_str(s, 8, j->host);
-	bind_str(s, 9, j->hosts);
-	bind_str(s, 10, j->head);
-	return done(st, s, id);
+	db_bind_opt(s, 3, j->job);
+	db_bind_opt(s, 4, j->job_file);
+	db_bind_opt(s, 5, j->params ? j->params : "");
+	db_bind_opt(s, 6, j->metric);
+	db_bind_opt(s, 7, j->threshold);
+	db_bind_opt(s, 8, j->host);
+	db_bind_opt(s, 9, j->hosts);
+	db_bind_opt(s, 10, j->head);
+	return db_done(store_db(st), s, id);
 }
 
 int nstore_jobs(struct store *st, int64_t cycle_id,
@@ -245,13 +191,13 @@ int nstore_jobs(struct store *st, int64_t cycle_id,
 
 	*out = NULL;
 	*n = 0;
-	if (prep(st,
-		 "SELECT id, cycle_id, seq, job, job_file, params, metric,"
-		 " threshold, host, hosts, head, baseline, baseline_name,"
-		 " state, verdict, detection, outcome, mail, message,"
-		 " bisection_id FROM nightly_jobs WHERE cycle_id = ?"
-		 " ORDER BY seq",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT id, cycle_id, seq, job, job_file, params, metric,"
+		       " threshold, host, hosts, head, baseline, baseline_name,"
+		       " state, verdict, detection, outcome, mail, message,"
+		       " bisection_id FROM nightly_jobs WHERE cycle_id = ?"
+		       " ORDER BY seq",
+		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, cycle_id);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
@@ -263,22 +209,22 @@ int nstore_jobs(struct store *st, int64_t cycle_id,
 		j->id = sqlite3_column_int64(s, 0);
 		j->cycle_id = sqlite3_column_int64(s, 1);
 		j->seq = sqlite3_column_int(s, 2);
-		j->job = col_str(s, 3);
-		j->job_file = col_str(s, 4);
-		j->params = col_str(s, 5);
-		j->metric = col_str(s, 6);
-		j->threshold = col_str(s, 7);
-		j->host = col_str(s, 8);
-		j->hosts = col_str(s, 9);
-		j->head = col_str(s, 10);
-		j->baseline = col_str(s, 11);
-		j->baseline_name = col_str(s, 12);
-		j->state = col_str(s, 13);
-		j->verdict = col_str(s, 14);
-		j->detection = col_str(s, 15);
-		j->outcome = col_str(s, 16);
-		j->mail = col_str(s, 17);
-		j->message = col_str(s, 18);
+		j->job = db_col_opt(s, 3);
+		j->job_file = db_col_opt(s, 4);
+		j->params = db_col_opt(s, 5);
+		j->metric = db_col_opt(s, 6);
+		j->threshold = db_col_opt(s, 7);
+		j->host = db_col_opt(s, 8);
+		j->hosts = db_col_opt(s, 9);
+		j->head = db_col_opt(s, 10);
+		j->baseline = db_col_opt(s, 11);
+		j->baseline_name = db_col_opt(s, 12);
+		j->state = db_col_opt(s, 13);
+		j->verdict = db_col_opt(s, 14);
+		j->detection = db_col_opt(s, 15);
+		j->outcome = db_col_opt(s, 16);
+		j->mail = db_col_opt(s, 17);
+		j->message = db_col_opt(s, 18);
 		j->bisection_id = sqlite3_column_int64(s, 19);
 	}
 	sqlite3_finalize(s);
@@ -286,7 +232,7 @@ int nstore_jobs(struct store *st, int64_t cycle_id,
 		nightly_job_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_err(store_db(st), "read the cycle's jobs");
+		return db_error(store_db(st), "read the cycle's jobs");
 	}
 	return 0;
 }
@@ -295,23 +241,23 @@ int nstore_job_update(struct store *st, const struct nightly_job_rec *j)
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "UPDATE nightly_jobs SET baseline = ?, baseline_name = ?,"
-		 " state = ?, verdict = ?, detection = ?, outcome = ?,"
-		 " mail = ?, message = ?, bisection_id = ? WHERE id = ?",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "UPDATE nightly_jobs SET baseline = ?, baseline_name = ?,"
+		       " state = ?, verdict = ?, detection = ?, outcome = ?,"
+		       " mail = ?, message = ?, bisection_id = ? WHERE id = ?",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, j->baseline);
-	bind_str(s, 2, j->baseline_name);
-	bind_str(s, 3, j->state);
-	bind_str(s, 4, j->verdict);
-	bind_str(s, 5, j->detection);
-	bind_str(s, 6, j->outcome);
-	bind_str(s, 7, j->mail);
-	bind_str(s, 8, j->message);
-	bind_id(s, 9, j->bisection_id);
+	db_bind_opt(s, 1, j->baseline);
+	db_bind_opt(s, 2, j->baseline_name);
+	db_bind_opt(s, 3, j->state);
+	db_bind_opt(s, 4, j->verdict);
+	db_bind_opt(s, 5, j->detection);
+	db_bind_opt(s, 6, j->outcome);
+	db_bind_opt(s, 7, j->mail);
+	db_bind_opt(s, 8, j->message);
+	db_bind_id(s, 9, j->bisection_id);
 	sqlite3_bind_int64(s, 10, j->id);
-	return done(st, s, NULL);
+	return db_done(store_db(st), s, NULL);
 }
 
 /* ---- history --------------------------------------------------------- */
@@ -322,28 +268,29 @@ int nstore_history_put(struct store *st, const char *job, const char *commit,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "INSERT INTO nightly_history (job, commit_sha, host, stat,"
-		 " n, mean, stddev, min, max, cycle_id, time)"
-		 " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
-		 " ON CONFLICT (job, commit_sha, host, stat) DO UPDATE SET"
-		 " n = excluded.n, mean = excluded.mean,"
-		 " stddev = excluded.stddev, min = excluded.min,"
-		 " max = excluded.max, time = excluded.time",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "INSERT INTO nightly_history (job, commit_sha, host, stat,"
+		    " n, mean, stddev, min, max, cycle_id, time)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+		    " ON CONFLICT (job, commit_sha, host, stat) DO UPDATE SET"
+		    " n = excluded.n, mean = excluded.mean,"
+		    " stddev = excluded.stddev, min = excluded.min,"
+		    " max = excluded.max, time = excluded.time",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, job);
-	bind_str(s, 2, commit);
-	bind_str(s, 3, host);
-	bind_str(s, 4, sm->stat);
+	db_bind_opt(s, 1, job);
+	db_bind_opt(s, 2, commit);
+	db_bind_opt(s, 3, host);
+	db_bind_opt(s, 4, sm->stat);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)sm->n);
 	sqlite3_bind_double(s, 6, sm->mean);
 	sqlite3_bind_double(s, 7, sm->stddev);
 	sqlite3_bind_double(s, 8, sm->min);
 	sqlite3_bind_double(s, 9, sm->max);
-	bind_id(s, 10, cycle_id);
+	db_bind_id(s, 10, cycle_id);
 	sqlite3_bind_double(s, 11, rb_now());
-	return done(st, s, NULL);
+	return db_done(store_db(st), s, NULL);
 }
 
 int nstore_history_has(struct store *st, const char *job, const char *commit,
@@ -352,21 +299,21 @@ int nstore_history_has(struct store *st, const char *job, const char *commit,
 	sqlite3_stmt *s;
 	int r;
 
-	if (prep(st,
-		 "SELECT 1 FROM nightly_history WHERE job = ? AND"
-		 " commit_sha = ? AND host = ? LIMIT 1",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT 1 FROM nightly_history WHERE job = ? AND"
+		       " commit_sha = ? AND host = ? LIMIT 1",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, job);
-	bind_str(s, 2, commit);
-	bind_str(s, 3, host);
+	db_bind_opt(s, 1, job);
+	db_bind_opt(s, 2, commit);
+	db_bind_opt(s, 3, host);
 	r = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (r == SQLITE_ROW)
 		return 1;
 	if (r == SQLITE_DONE)
 		return 0;
-	return db_err(store_db(st), "read the history");
+	return db_error(store_db(st), "read the history");
 }
 
 static char *last_metric(struct store *st, const char *job)
@@ -374,14 +321,14 @@ static char *last_metric(struct store *st, const char *job)
 	sqlite3_stmt *s;
 	char *m = NULL;
 
-	if (prep(st,
-		 "SELECT metric FROM nightly_jobs WHERE job = ?"
-		 " ORDER BY id DESC LIMIT 1",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT metric FROM nightly_jobs WHERE job = ?"
+		       " ORDER BY id DESC LIMIT 1",
+		       &s) < 0)
 		return NULL;
-	bind_str(s, 1, job);
+	db_bind_opt(s, 1, job);
 	if (sqlite3_step(s) == SQLITE_ROW)
-		m = col_str(s, 0);
+		m = db_col_opt(s, 0);
 	sqlite3_finalize(s);
 	return m;
 }
@@ -400,72 +347,73 @@ int nstore_history_series(struct store *st, const char *job, const char *stat,
 	h->stat = metric;
 	if (!metric)
 		return 0; /* the nightly never ran this job */
-	if (prep(st,
-		 "SELECT c.id, c.started, j.head, hh.n, hh.mean, hh.stddev,"
-		 " hh.min, hh.max, j.verdict, j.baseline, j.baseline_name,"
-		 " hb.mean, j.bisection_id, b.status, b.culprit"
-		 " FROM nightly_jobs j"
-		 " JOIN nightly_cycles c ON c.id = j.cycle_id"
-		 " LEFT JOIN nightly_history hh ON hh.job = j.job AND"
-		 "  hh.commit_sha = j.head AND hh.host = j.host AND"
-		 "  hh.stat = ?2"
-		 " LEFT JOIN nightly_history hb ON hb.job = j.job AND"
-		 "  hb.commit_sha = j.baseline AND hb.host = j.host AND"
-		 "  hb.stat = ?2"
-		 " LEFT JOIN bisections b ON b.id = j.bisection_id"
-		 " WHERE j.job = ?1 AND j.state = 'done'"
-		 " ORDER BY c.id, j.seq",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "SELECT c.id, c.started, j.head, hh.n, hh.mean, hh.stddev,"
+		    " hh.min, hh.max, j.verdict, j.baseline, j.baseline_name,"
+		    " hb.mean, j.bisection_id, b.status, b.culprit"
+		    " FROM nightly_jobs j"
+		    " JOIN nightly_cycles c ON c.id = j.cycle_id"
+		    " LEFT JOIN nightly_history hh ON hh.job = j.job AND"
+		    "  hh.commit_sha = j.head AND hh.host = j.host AND"
+		    "  hh.stat = ?2"
+		    " LEFT JOIN nightly_history hb ON hb.job = j.job AND"
+		    "  hb.commit_sha = j.baseline AND hb.host = j.host AND"
+		    "  hb.stat = ?2"
+		    " LEFT JOIN bisections b ON b.id = j.bisection_id"
+		    " WHERE j.job = ?1 AND j.state = 'done'"
+		    " ORDER BY c.id, j.seq",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, job);
-	bind_str(s, 2, metric);
+	db_bind_opt(s, 1, job);
+	db_bind_opt(s, 2, metric);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct history_point *p = history_add(h);
 
 		p->cycle = sqlite3_column_int64(s, 0);
 		p->time = sqlite3_column_double(s, 1);
-		p->commit = col_str(s, 2);
+		p->commit = db_col_opt(s, 2);
 		p->n = (size_t)sqlite3_column_int64(s, 3);
 		p->mean = sqlite3_column_double(s, 4);
 		p->stddev = sqlite3_column_double(s, 5);
 		p->min = sqlite3_column_double(s, 6);
 		p->max = sqlite3_column_double(s, 7);
-		p->verdict = col_str(s, 8);
-		p->baseline = col_str(s, 9);
+		p->verdict = db_col_opt(s, 8);
+		p->baseline = db_col_opt(s, 9);
 		if (p->baseline && !*p->baseline) {
 			free(p->baseline);
 			p->baseline = NULL;
 		}
-		p->baseline_name = col_str(s, 10);
+		p->baseline_name = db_col_opt(s, 10);
 		p->has_baseline_mean = sqlite3_column_type(s, 11) !=
 				       SQLITE_NULL;
 		p->baseline_mean = sqlite3_column_double(s, 11);
 		p->bisection = sqlite3_column_int64(s, 12);
-		p->bisection_status = col_str(s, 13);
-		p->culprit = col_str(s, 14);
+		p->bisection_status = db_col_opt(s, 13);
+		p->culprit = db_col_opt(s, 14);
 	}
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
-		return db_err(store_db(st), "read the history");
+		return db_error(store_db(st), "read the history");
 	/* the heads at which a reported culprit still showed */
-	if (prep(st,
-		 "SELECT s.head, r.culprit FROM nightly_still s"
-		 " JOIN nightly_reports r ON r.id = s.report_id"
-		 " WHERE r.job = ? AND r.metric = ?",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT s.head, r.culprit FROM nightly_still s"
+		       " JOIN nightly_reports r ON r.id = s.report_id"
+		       " WHERE r.job = ? AND r.metric = ?",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, job);
-	bind_str(s, 2, metric);
+	db_bind_opt(s, 1, job);
+	db_bind_opt(s, 2, metric);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *head = (const char *)sqlite3_column_text(s, 0);
 
 		for (i = first; i < h->nr; i++)
 			if (!strcmp(h->v[i].commit, head) && !h->v[i].still)
-				h->v[i].still = col_str(s, 1);
+				h->v[i].still = db_col_opt(s, 1);
 	}
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
-		return db_err(store_db(st), "read the history");
+		return db_error(store_db(st), "read the history");
 	return 0;
 }
 
@@ -477,16 +425,17 @@ int nstore_history_jobs(struct store *st, char ***names, size_t *n)
 
 	*names = NULL;
 	*n = 0;
-	if (prep(st, "SELECT DISTINCT job FROM nightly_jobs ORDER BY job", &s) <
-	    0)
+	if (db_prepare(store_db(st),
+		       "SELECT DISTINCT job FROM nightly_jobs ORDER BY job",
+		       &s) < 0)
 		return -1;
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		RB_ALLOC_GROW(*names, *n + 1, alloc);
-		(*names)[(*n)++] = col_str(s, 0);
+		(*names)[(*n)++] = db_col_opt(s, 0);
 	}
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
-		return db_err(store_db(st), "read the jobs");
+		return db_error(store_db(st), "read the jobs");
 	return 0;
 }
 
@@ -523,14 +472,14 @@ static void read_report(sqlite3_stmt *s, struct nightly_report_rec *r)
 	r->id = sqlite3_column_int64(s, 0);
 	r->bisection_id = sqlite3_column_int64(s, 1);
 	r->cycle_id = sqlite3_column_int64(s, 2);
-	r->job = col_str(s, 3);
-	r->metric = col_str(s, 4);
-	r->kind = col_str(s, 5);
-	r->culprit = col_str(s, 6);
-	r->head = col_str(s, 7);
-	r->mail = col_str(s, 8);
-	r->status = col_str(s, 9);
-	r->gone_at = col_str(s, 10);
+	r->job = db_col_opt(s, 3);
+	r->metric = db_col_opt(s, 4);
+	r->kind = db_col_opt(s, 5);
+	r->culprit = db_col_opt(s, 6);
+	r->head = db_col_opt(s, 7);
+	r->mail = db_col_opt(s, 8);
+	r->status = db_col_opt(s, 9);
+	r->gone_at = db_col_opt(s, 10);
 	r->created = sqlite3_column_double(s, 11);
 }
 
@@ -539,36 +488,36 @@ int nstore_report_add(struct store *st, const struct nightly_report_rec *r,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "INSERT INTO nightly_reports (job, metric, kind, culprit,"
-		 " bisection_id, cycle_id, head, mail, status, created)"
-		 " VALUES (?,?,?,?,?,?,?,?,'open',?)"
-		 " ON CONFLICT (job, metric, culprit) DO UPDATE SET"
-		 " mail = coalesce(mail, excluded.mail)",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "INSERT INTO nightly_reports (job, metric, kind, culprit,"
+		       " bisection_id, cycle_id, head, mail, status, created)"
+		       " VALUES (?,?,?,?,?,?,?,?,'open',?)"
+		       " ON CONFLICT (job, metric, culprit) DO UPDATE SET"
+		       " mail = coalesce(mail, excluded.mail)",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, r->job);
-	bind_str(s, 2, r->metric);
-	bind_str(s, 3, r->kind);
-	bind_str(s, 4, r->culprit);
-	bind_id(s, 5, r->bisection_id);
-	bind_id(s, 6, r->cycle_id);
-	bind_str(s, 7, r->head);
-	bind_str(s, 8, r->mail);
+	db_bind_opt(s, 1, r->job);
+	db_bind_opt(s, 2, r->metric);
+	db_bind_opt(s, 3, r->kind);
+	db_bind_opt(s, 4, r->culprit);
+	db_bind_id(s, 5, r->bisection_id);
+	db_bind_id(s, 6, r->cycle_id);
+	db_bind_opt(s, 7, r->head);
+	db_bind_opt(s, 8, r->mail);
 	sqlite3_bind_double(s, 9, rb_now());
-	if (done(st, s, NULL) < 0)
+	if (db_done(store_db(st), s, NULL) < 0)
 		return -1;
-	if (prep(st,
-		 "SELECT id FROM nightly_reports WHERE job = ? AND"
-		 " metric = ? AND culprit = ?",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT id FROM nightly_reports WHERE job = ? AND"
+		       " metric = ? AND culprit = ?",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, r->job);
-	bind_str(s, 2, r->metric);
-	bind_str(s, 3, r->culprit);
+	db_bind_opt(s, 1, r->job);
+	db_bind_opt(s, 2, r->metric);
+	db_bind_opt(s, 3, r->culprit);
 	if (sqlite3_step(s) != SQLITE_ROW) {
 		sqlite3_finalize(s);
-		return db_err(store_db(st), "read a report");
+		return db_error(store_db(st), "read a report");
 	}
 	*id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
@@ -585,15 +534,16 @@ int nstore_reports_open(struct store *st, const char *job, const char *metric,
 
 	*out = NULL;
 	*n = 0;
-	if (prep(st,
-		 "SELECT " REPORT_COLS " FROM nightly_reports WHERE job = ?"
-		 " AND metric = ? AND status = 'open' AND"
-		 " (?3 IS NULL OR kind = ?3) ORDER BY id DESC",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT " REPORT_COLS
+		       " FROM nightly_reports WHERE job = ?"
+		       " AND metric = ? AND status = 'open' AND"
+		       " (?3 IS NULL OR kind = ?3) ORDER BY id DESC",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, job);
-	bind_str(s, 2, metric);
-	bind_str(s, 3, kind);
+	db_bind_opt(s, 1, job);
+	db_bind_opt(s, 2, metric);
+	db_bind_opt(s, 3, kind);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		RB_ALLOC_GROW(*out, *n + 1, alloc);
 		memset(&(*out)[*n], 0, sizeof(**out));
@@ -604,7 +554,7 @@ int nstore_reports_open(struct store *st, const char *job, const char *metric,
 		nightly_report_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_err(store_db(st), "read the reports");
+		return db_error(store_db(st), "read the reports");
 	}
 	return 0;
 }
@@ -616,10 +566,10 @@ int nstore_report_of_bisection(struct store *st, int64_t bisection_id,
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (prep(st,
-		 "SELECT " REPORT_COLS " FROM nightly_reports WHERE"
-		 " bisection_id = ? ORDER BY id LIMIT 1",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT " REPORT_COLS " FROM nightly_reports WHERE"
+		       " bisection_id = ? ORDER BY id LIMIT 1",
+		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, bisection_id);
 	r = sqlite3_step(s);
@@ -629,7 +579,7 @@ int nstore_report_of_bisection(struct store *st, int64_t bisection_id,
 	} else if (r == SQLITE_DONE) {
 		r = 0;
 	} else {
-		r = db_err(store_db(st), "read a report");
+		r = db_error(store_db(st), "read a report");
 	}
 	sqlite3_finalize(s);
 	return r;
@@ -639,14 +589,14 @@ int nstore_report_gone(struct store *st, int64_t id, const char *head)
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "UPDATE nightly_reports SET status = 'gone', gone_at = ?"
-		 " WHERE id = ?",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "UPDATE nightly_reports SET status = 'gone', gone_at = ?"
+		       " WHERE id = ?",
+		       &s) < 0)
 		return -1;
-	bind_str(s, 1, head);
+	db_bind_opt(s, 1, head);
 	sqlite3_bind_int64(s, 2, id);
-	return done(st, s, NULL);
+	return db_done(store_db(st), s, NULL);
 }
 
 int nstore_still_add(struct store *st, int64_t report_id, const char *tree,
@@ -655,22 +605,23 @@ int nstore_still_add(struct store *st, int64_t report_id, const char *tree,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "INSERT OR IGNORE INTO nightly_still (report_id, head, tree,"
-		 " branch, cycle_id, change_pct, time) VALUES (?,?,?,?,?,?,?)",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "INSERT OR IGNORE INTO nightly_still (report_id, head, tree,"
+		    " branch, cycle_id, change_pct, time) VALUES (?,?,?,?,?,?,?)",
+		    &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, report_id);
-	bind_str(s, 2, head);
-	bind_str(s, 3, tree);
-	bind_str(s, 4, branch);
-	bind_id(s, 5, cycle_id);
+	db_bind_opt(s, 2, head);
+	db_bind_opt(s, 3, tree);
+	db_bind_opt(s, 4, branch);
+	db_bind_id(s, 5, cycle_id);
 	if (isfinite(change_pct))
 		sqlite3_bind_double(s, 6, change_pct);
 	else
 		sqlite3_bind_null(s, 6);
 	sqlite3_bind_double(s, 7, rb_now());
-	if (done(st, s, NULL) < 0)
+	if (db_done(store_db(st), s, NULL) < 0)
 		return -1;
 	return sqlite3_changes(store_db(st)) > 0;
 }
@@ -697,10 +648,10 @@ int nstore_still_list(struct store *st, int64_t report_id,
 
 	*out = NULL;
 	*n = 0;
-	if (prep(st,
-		 "SELECT tree, branch, head, mail, change_pct, time FROM"
-		 " nightly_still WHERE report_id = ? ORDER BY time, rowid",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT tree, branch, head, mail, change_pct, time FROM"
+		       " nightly_still WHERE report_id = ? ORDER BY time, rowid",
+		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, report_id);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
@@ -708,10 +659,10 @@ int nstore_still_list(struct store *st, int64_t report_id,
 
 		RB_ALLOC_GROW(*out, *n + 1, alloc);
 		e = &(*out)[(*n)++];
-		e->tree = col_str(s, 0);
-		e->branch = col_str(s, 1);
-		e->head = col_str(s, 2);
-		e->mail = col_str(s, 3);
+		e->tree = db_col_opt(s, 0);
+		e->branch = db_col_opt(s, 1);
+		e->head = db_col_opt(s, 2);
+		e->mail = db_col_opt(s, 3);
 		e->change_pct = sqlite3_column_type(s, 4) == SQLITE_NULL ?
 					NAN :
 					sqlite3_column_double(s, 4);
@@ -722,7 +673,7 @@ int nstore_still_list(struct store *st, int64_t report_id,
 		nightly_still_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_err(store_db(st), "read the still entries");
+		return db_error(store_db(st), "read the still entries");
 	}
 	return 0;
 }
@@ -732,15 +683,16 @@ int nstore_still_set_mail(struct store *st, int64_t report_id, const char *head,
 {
 	sqlite3_stmt *s;
 
-	if (prep(st,
-		 "UPDATE nightly_still SET mail = ? WHERE report_id = ? AND"
-		 " head = ?",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "UPDATE nightly_still SET mail = ? WHERE report_id = ? AND"
+		    " head = ?",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, mail);
+	db_bind_opt(s, 1, mail);
 	sqlite3_bind_int64(s, 2, report_id);
-	bind_str(s, 3, head);
-	return done(st, s, NULL);
+	db_bind_opt(s, 3, head);
+	return db_done(store_db(st), s, NULL);
 }
 
 /* ---- summaries of a key's runs ---------------------------------------- */
@@ -773,21 +725,22 @@ int nstore_key_summaries(struct store *st, const struct run_key *k,
 
 	*out = NULL;
 	*n = 0;
-	if (prep(st,
-		 "SELECT s.stat, s.value FROM runs r JOIN samples s ON"
-		 " s.run_id = r.id WHERE r.testcase = ? AND r.path_params = ?"
-		 " AND r.host = ? AND r.rootfs = ? AND r.kconfig = ? AND"
-		 " r.compiler = ? AND r.commit_sha = ? AND r.status = 'ok'"
-		 " ORDER BY s.stat, r.id",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "SELECT s.stat, s.value FROM runs r JOIN samples s ON"
+		    " s.run_id = r.id WHERE r.testcase = ? AND r.path_params = ?"
+		    " AND r.host = ? AND r.rootfs = ? AND r.kconfig = ? AND"
+		    " r.compiler = ? AND r.commit_sha = ? AND r.status = 'ok'"
+		    " ORDER BY s.stat, r.id",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, k->testcase);
-	bind_str(s, 2, k->path_params);
-	bind_str(s, 3, k->host);
-	bind_str(s, 4, k->rootfs);
-	bind_str(s, 5, k->kconfig);
-	bind_str(s, 6, k->compiler);
-	bind_str(s, 7, k->commit);
+	db_bind_opt(s, 1, k->testcase);
+	db_bind_opt(s, 2, k->path_params);
+	db_bind_opt(s, 3, k->host);
+	db_bind_opt(s, 4, k->rootfs);
+	db_bind_opt(s, 5, k->kconfig);
+	db_bind_opt(s, 6, k->compiler);
+	db_bind_opt(s, 7, k->commit);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *stat = (const char *)sqlite3_column_text(s, 0);
 
@@ -811,7 +764,7 @@ int nstore_key_summaries(struct store *st, const struct run_key *k,
 		nightly_summaries_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_err(store_db(st), "read samples");
+		return db_error(store_db(st), "read samples");
 	}
 	return 0;
 }
@@ -835,22 +788,23 @@ int nstore_key_values_since(struct store *st, const struct run_key *k,
 
 	*v = NULL;
 	*n = 0;
-	if (prep(st,
-		 "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
-		 " WHERE r.testcase = ? AND r.path_params = ? AND r.host = ?"
-		 " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ? AND"
-		 " r.commit_sha = ? AND r.status = 'ok' AND s.stat = ? AND"
-		 " r.started >= ? ORDER BY r.id",
-		 &s) < 0)
+	if (db_prepare(
+		    store_db(st),
+		    "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
+		    " WHERE r.testcase = ? AND r.path_params = ? AND r.host = ?"
+		    " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ? AND"
+		    " r.commit_sha = ? AND r.status = 'ok' AND s.stat = ? AND"
+		    " r.started >= ? ORDER BY r.id",
+		    &s) < 0)
 		return -1;
-	bind_str(s, 1, k->testcase);
-	bind_str(s, 2, k->path_params);
-	bind_str(s, 3, k->host);
-	bind_str(s, 4, k->rootfs);
-	bind_str(s, 5, k->kconfig);
-	bind_str(s, 6, k->compiler);
-	bind_str(s, 7, k->commit);
-	bind_str(s, 8, stat);
+	db_bind_opt(s, 1, k->testcase);
+	db_bind_opt(s, 2, k->path_params);
+	db_bind_opt(s, 3, k->host);
+	db_bind_opt(s, 4, k->rootfs);
+	db_bind_opt(s, 5, k->kconfig);
+	db_bind_opt(s, 6, k->compiler);
+	db_bind_opt(s, 7, k->commit);
+	db_bind_opt(s, 8, stat);
 	sqlite3_bind_double(s, 9, since);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		RB_ALLOC_GROW(*v, *n + 1, alloc);
@@ -861,7 +815,7 @@ int nstore_key_values_since(struct store *st, const struct run_key *k,
 		free(*v);
 		*v = NULL;
 		*n = 0;
-		return db_err(store_db(st), "read samples");
+		return db_error(store_db(st), "read samples");
 	}
 	return 0;
 }
@@ -871,16 +825,16 @@ int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids)
 	sqlite3_stmt *s;
 	int r;
 
-	if (prep(st,
-		 "SELECT mail FROM nightly_still WHERE cycle_id = ? AND"
-		 " mail IS NOT NULL ORDER BY time",
-		 &s) < 0)
+	if (db_prepare(store_db(st),
+		       "SELECT mail FROM nightly_still WHERE cycle_id = ? AND"
+		       " mail IS NOT NULL ORDER BY time",
+		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, cycle_id);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW)
 		svec_push(ids, (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	if (r != SQLITE_DONE)
-		return db_err(store_db(st), "read the follow-up mails");
+		return db_error(store_db(st), "read the follow-up mails");
 	return 0;
 }

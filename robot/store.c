@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "robot.h"
+#include "db.h"
 #include "sbuf.h"
 #include "store.h"
 
@@ -193,7 +194,7 @@ static const char *const migrations[] = {
 	") STRICT;",
 };
 
-static int db_error(struct store *st, const char *what)
+static int store_error(struct store *st, const char *what)
 {
 	return rb_error("store '%s': %s: %s", st->path, what,
 			sqlite3_errmsg(st->db));
@@ -213,9 +214,7 @@ static int exec(struct store *st, const char *sql)
 
 static int prepare(struct store *st, const char *sql, sqlite3_stmt **out)
 {
-	if (sqlite3_prepare_v2(st->db, sql, -1, out, NULL) != SQLITE_OK)
-		return db_error(st, "prepare");
-	return 0;
+	return db_prepare(st->db, sql, out);
 }
 
 int store_schema_version(struct store *st)
@@ -279,7 +278,7 @@ static int open_db(struct store **out, const char *workdir, bool readonly)
 	}
 	if (sqlite3_open_v2(st->path, &st->db, flags | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		db_error(st, "open");
+		store_error(st, "open");
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 10000);
@@ -392,14 +391,7 @@ void store_set_bisection(struct store *st, int64_t id)
 
 static int step_done(struct store *st, sqlite3_stmt *s, int64_t *id)
 {
-	int rc = sqlite3_step(s);
-
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, "write");
-	if (id)
-		*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
+	return db_done(st->db, s, id);
 }
 
 int store_build_add(struct store *st, const char *commit, const char *kconfig,
@@ -428,13 +420,6 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 	return step_done(st, s, id);
 }
 
-static char *col_text(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return xstrdup(t ? (const char *)t : "");
-}
-
 int store_build_latest(struct store *st, const char *commit,
 		       const char *kconfig, const char *compiler,
 		       struct build_rec *out)
@@ -455,22 +440,22 @@ int store_build_latest(struct store *st, const char *commit,
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		out->id = sqlite3_column_int64(s, 0);
-		out->commit = col_text(s, 1);
-		out->kconfig = col_text(s, 2);
-		out->compiler = col_text(s, 3);
-		out->status = col_text(s, 4);
+		out->commit = db_col_text(s, 1);
+		out->kconfig = db_col_text(s, 2);
+		out->compiler = db_col_text(s, 3);
+		out->status = db_col_text(s, 4);
 		out->exit_code = sqlite3_column_int(s, 5);
 		out->started = sqlite3_column_double(s, 6);
 		out->finished = sqlite3_column_double(s, 7);
-		out->artifact_dir = col_text(s, 8);
-		out->log = col_text(s, 9);
+		out->artifact_dir = db_col_text(s, 8);
+		out->log = db_col_text(s, 9);
 	}
 	sqlite3_finalize(s);
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	return db_error(st, "read builds");
+	return store_error(st, "read builds");
 }
 
 int store_boot_add(struct store *st, int64_t build_id, const char *host,
@@ -529,7 +514,7 @@ int store_next_run_no(struct store *st, const struct run_key *key, int *out)
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : db_error(st, "read runs");
+	return rc == SQLITE_ROW ? 0 : store_error(st, "read runs");
 }
 
 int store_run_start(struct store *st, const struct run_key *key, int run_no,
@@ -587,7 +572,7 @@ int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 		sqlite3_bind_text(s, 2, samples->v[i].name, -1, SQLITE_STATIC);
 		sqlite3_bind_double(s, 3, samples->v[i].value);
 		if (sqlite3_step(s) != SQLITE_DONE) {
-			db_error(st, "write samples");
+			store_error(st, "write samples");
 			sqlite3_finalize(s);
 			goto fail;
 		}
@@ -630,7 +615,7 @@ int store_samples(struct store *st, const struct run_key *key, const char *stat,
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		free(v);
-		return db_error(st, "read samples");
+		return store_error(st, "read samples");
 	}
 	*vals = v;
 	*n = nr;
@@ -653,17 +638,10 @@ int store_count(struct store *st, const char *table, const char *where,
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
+	return rc == SQLITE_ROW ? 0 : store_error(st, "count");
 }
 
 /* ---- bisections ------------------------------------------------------ */
-
-static char *col_opt(sqlite3_stmt *s, int i)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
 
 void bisection_rec_release(struct bisection_rec *b)
 {
@@ -695,15 +673,15 @@ void bisection_recs_free(struct bisection_rec *v, size_t n)
 static void read_bisection(sqlite3_stmt *s, struct bisection_rec *b)
 {
 	b->id = sqlite3_column_int64(s, 0);
-	b->key = col_text(s, 1);
-	b->job = col_text(s, 2);
-	b->metric = col_text(s, 3);
-	b->good = col_text(s, 4);
-	b->bad = col_text(s, 5);
-	b->command = col_text(s, 6);
-	b->status = col_text(s, 7);
-	b->culprit = col_opt(s, 8);
-	b->result = col_opt(s, 9);
+	b->key = db_col_text(s, 1);
+	b->job = db_col_text(s, 2);
+	b->metric = db_col_text(s, 3);
+	b->good = db_col_text(s, 4);
+	b->bad = db_col_text(s, 5);
+	b->command = db_col_text(s, 6);
+	b->status = db_col_text(s, 7);
+	b->culprit = db_col_opt(s, 8);
+	b->result = db_col_opt(s, 9);
 	b->created = sqlite3_column_double(s, 10);
 	b->finished = sqlite3_column_double(s, 11);
 }
@@ -718,7 +696,7 @@ static int one_bisection(struct store *st, sqlite3_stmt *s,
 	sqlite3_finalize(s);
 	if (rc == SQLITE_ROW)
 		return 1;
-	return rc == SQLITE_DONE ? 0 : db_error(st, "read bisections");
+	return rc == SQLITE_DONE ? 0 : store_error(st, "read bisections");
 }
 
 int store_bisection_by_key(struct store *st, const char *key,
@@ -813,7 +791,7 @@ int store_bisection_list(struct store *st, struct bisection_rec **out,
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		bisection_recs_free(v, nr);
-		return db_error(st, "read bisections");
+		return store_error(st, "read bisections");
 	}
 	*out = v;
 	*n = nr;
@@ -830,14 +808,6 @@ int store_bisection_delete(struct store *st, int64_t id)
 	return step_done(st, s, NULL);
 }
 
-static void bind_opt(sqlite3_stmt *s, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 			     const char *commit, const char *host,
 			     const char *verdict, const char *detail)
@@ -852,10 +822,10 @@ int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
-	bind_opt(s, 3, commit);
-	bind_opt(s, 4, host);
-	bind_opt(s, 5, verdict);
-	bind_opt(s, 6, detail);
+	db_bind_opt(s, 3, commit);
+	db_bind_opt(s, 4, host);
+	db_bind_opt(s, 5, verdict);
+	db_bind_opt(s, 6, detail);
 	return step_done(st, s, NULL);
 }
 
@@ -876,18 +846,18 @@ int store_bisection_steps(struct store *st, int64_t id,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		RB_ALLOC_GROW(v, nr + 1, alloc);
 		v[nr].id = sqlite3_column_int64(s, 0);
-		v[nr].kind = col_text(s, 1);
-		v[nr].commit = col_opt(s, 2);
-		v[nr].host = col_opt(s, 3);
-		v[nr].verdict = col_opt(s, 4);
-		v[nr].detail = col_opt(s, 5);
+		v[nr].kind = db_col_text(s, 1);
+		v[nr].commit = db_col_opt(s, 2);
+		v[nr].host = db_col_opt(s, 3);
+		v[nr].verdict = db_col_opt(s, 4);
+		v[nr].detail = db_col_opt(s, 5);
 		v[nr].time = sqlite3_column_double(s, 6);
 		nr++;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		bisection_steps_free(v, nr);
-		return db_error(st, "read bisection steps");
+		return store_error(st, "read bisection steps");
 	}
 	*out = v;
 	*n = nr;
@@ -916,14 +886,14 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		RB_ALLOC_GROW(v, nr + 1, alloc);
 		v[nr].run_id = sqlite3_column_int64(s, 0);
-		v[nr].host = col_text(s, 1);
+		v[nr].host = db_col_text(s, 1);
 		v[nr].value = sqlite3_column_double(s, 2);
 		nr++;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		run_samples_free(v, nr);
-		return db_error(st, "read samples");
+		return store_error(st, "read samples");
 	}
 	*out = v;
 	*n = nr;
@@ -948,7 +918,7 @@ int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : db_error(st, "count runs");
+	return rc == SQLITE_ROW ? 0 : store_error(st, "count runs");
 }
 
 int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
@@ -972,7 +942,7 @@ int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 		*boots = sqlite3_column_int64(s, 2);
 	}
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : db_error(st, "count");
+	return rc == SQLITE_ROW ? 0 : store_error(st, "count");
 }
 
 int64_t store_last_run_id(struct store *st)
@@ -1015,8 +985,8 @@ static int read_run_stats(struct store *st, sqlite3_stmt *s,
 			RB_ALLOC_GROW(v, nr + 1, alloc);
 			memset(&v[nr], 0, sizeof(v[nr]));
 			v[nr].run_id = rid;
-			v[nr].host = col_text(s, 1);
-			v[nr].result_dir = col_text(s, 2);
+			v[nr].host = db_col_text(s, 1);
+			v[nr].result_dir = db_col_text(s, 2);
 			nr++;
 		}
 		statset_set(&v[nr - 1].stats,
@@ -1026,7 +996,7 @@ static int read_run_stats(struct store *st, sqlite3_stmt *s,
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		run_stats_free(v, nr);
-		return db_error(st, "read samples");
+		return store_error(st, "read samples");
 	}
 	*out = v;
 	*n = nr;
@@ -1049,7 +1019,7 @@ int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
-	bind_opt(s, 3, host);
+	db_bind_opt(s, 3, host);
 	return read_run_stats(st, s, out, n);
 }
 
