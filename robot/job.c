@@ -159,18 +159,11 @@ static int check_nr_threads(const struct schema_ctx *ctx, const struct ynode *n,
 static int check_testtime(const struct schema_ctx *ctx, const struct ynode *n,
 			  const char *val)
 {
-	long secs;
-
-	if (schema_parse_duration(val, &secs) < 0)
-		return ynode_error(ctx->file, n, "testtime %s", rb_errmsg());
-	if (!secs)
-		return ynode_error(ctx->file, n,
-				   "testtime '%s' must be at least 1s", val);
-	return 0;
+	return schema_check_seconds(ctx, n, "testtime", val);
 }
 
-static int check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
-			const char *val)
+int job_check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
+		     const char *val)
 {
 	long v;
 
@@ -290,7 +283,7 @@ const struct schema_row job_schema[] = {
 	{ .name = "nr_cpu",
 	  .type = SCH_LONG,
 	  .off = JOB_OFF(nr_cpu),
-	  .check = check_nr_cpu,
+	  .check = job_check_nr_cpu,
 	  .help = "written by the robot: the CPUs nr_threads was resolved "
 		  "against" },
 	{ .name = "job_origin",

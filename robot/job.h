@@ -169,4 +169,10 @@ extern const struct schema_row job_schema[];
 /* Resolve "N%" or "N" against nr_cpu; -1 when text is malformed. */
 long job_nr_threads(const char *text, long nr_cpu);
 
+struct schema_ctx;
+struct ynode;
+/* The schema check of nr_cpu (1 to JOB_MAX_CPU), for job and lab files. */
+int job_check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
+		     const char *val);
+
 #endif

@@ -11,30 +11,10 @@
 /* The largest lab file read. */
 #define LAB_FILE_MAX (4u << 20)
 
-static int check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
-			const char *val)
-{
-	long v;
-
-	if (rb_parse_long(val, &v) < 0 || v < 1 || v > JOB_MAX_CPU)
-		return ynode_error(ctx->file, n,
-				   "nr_cpu '%s' is not a count of CPUs (1 to "
-				   "%d)",
-				   val, JOB_MAX_CPU);
-	return 0;
-}
-
 static int check_timeout(const struct schema_ctx *ctx, const struct ynode *n,
 			 const char *val)
 {
-	long v;
-
-	if (schema_parse_duration(val, &v) < 0)
-		return ynode_error(ctx->file, n, "timeout %s", rb_errmsg());
-	if (!v)
-		return ynode_error(ctx->file, n,
-				   "timeout '%s' must be at least 1s", val);
-	return 0;
+	return schema_check_seconds(ctx, n, "timeout", val);
 }
 
 /* Host names end up in paths and messages. */
@@ -251,7 +231,7 @@ static const struct schema_row host_rows[] = {
 	{ .name = "nr_cpu",
 	  .type = SCH_LONG,
 	  .off = HOST_OFF(nr_cpu),
-	  .check = check_nr_cpu },
+	  .check = job_check_nr_cpu },
 	{ .name = "machine",
 	  .type = SCH_STR,
 	  .off = HOST_OFF(machine),

@@ -618,3 +618,16 @@ void schema_release(const struct schema_row *table, void *base)
 		}
 	}
 }
+
+int schema_check_seconds(const struct schema_ctx *ctx, const struct ynode *n,
+			 const char *what, const char *val)
+{
+	long secs;
+
+	if (schema_parse_duration(val, &secs) < 0)
+		return ynode_error(ctx->file, n, "%s %s", what, rb_errmsg());
+	if (!secs)
+		return ynode_error(ctx->file, n, "%s '%s' must be at least 1s",
+				   what, val);
+	return 0;
+}

@@ -130,6 +130,9 @@ const struct schema_row *schema_find(const struct schema_row *table,
  * message (no location) when the text is not a non-negative whole time.
  */
 int schema_parse_duration(const char *s, long *secs);
+/* A .check for durations of at least a second ("what" names the key). */
+int schema_check_seconds(const struct schema_ctx *ctx, const struct ynode *n,
+			 const char *what, const char *val);
 
 /* The closest row name to a misspelt key, or NULL (for hints). */
 const char *schema_suggest(const struct schema_row *table, const char *key);
