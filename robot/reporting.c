@@ -348,12 +348,305 @@ static const char *domain_of(const char *email)
 	return at && at[1] ? at + 1 : "robot.invalid";
 }
 
+/* A found bisection and its result JSON (owned), or NULL. */
+static json_t *draft_load(struct ctx *c, int64_t bisection_id,
+			  struct bisection_rec *rec)
+{
+	json_t *res;
+	int g = store_bisection_get(c->st, bisection_id, rec);
+
+	if (g <= 0) {
+		if (!g)
+			rb_error("no bisection %lld", (long long)bisection_id);
+		return NULL;
+	}
+	if (strcmp(rec->status, "found") || !rec->culprit || !rec->result) {
+		rb_error("bisection %lld found no culprit (%s): nothing to "
+			 "report",
+			 (long long)bisection_id, rec->status);
+		return NULL;
+	}
+	res = json_loads(rec->result, 0, NULL);
+	if (!res)
+		rb_error("bisection %lld: its result cannot be read",
+			 (long long)bisection_id);
+	return res;
+}
+
+/*
+ * The materials live in the workdir (*dir), archive_url publishes them
+ * (returned; both malloc'd).
+ */
+static char *draft_archive(struct ctx *c, const struct sbuf *msgid, char **dir)
+{
+	char *idtext = xstrndup(msgid->buf + 1, msgid->len - 2);
+
+	*dir = xstrfmt("%s/archive/%s", c->lab.workdir, idtext);
+	free(idtext);
+	return c->lab.mail.archive_url ?
+		       xstrdup(c->lab.mail.archive_url) :
+		       xstrfmt("file://%s/archive", c->lab.workdir);
+}
+
+/* The culprit, where it was found, the stat and the change's kind. */
+static void draft_commit(struct ctx *c, const struct bisection_rec *rec,
+			 const struct rb_commit_info *ci, json_t *res,
+			 struct rb_report *r)
+{
+	r->tree = c->lab.tree.name;
+	r->branch = c->lab.tree.branch;
+	r->tree_url = c->lab.tree.url;
+	r->sha = rec->culprit;
+	r->subject = ci->subject;
+	r->author = (struct rb_mail_addr){ ci->author_name, ci->author_email };
+	r->committer = (struct rb_mail_addr){ ci->committer_name,
+					      ci->committer_email };
+	r->stat = rec->metric;
+	if (!r->confirm)
+		r->pct = 0;
+	r->kind = stats_direction(rec->metric) * r->pct > 0 ?
+			  RB_REPORT_IMPROVEMENT :
+			  RB_REPORT_REGRESSION;
+	if (json_integer_value(json_object_get(res, "direction")) * r->pct > 0)
+		r->kind = RB_REPORT_IMPROVEMENT;
+}
+
+/* The [still regression on ...] lines of a follow-up (malloc'd). */
+static struct rb_report_still *draft_still(const struct report_still *still,
+					   size_t n)
+{
+	struct rb_report_still *v = n ? xcalloc(n, sizeof(*v)) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		v[i].tree = still[i].tree;
+		v[i].branch = still[i].branch;
+		v[i].sha = still[i].sha;
+	}
+	return v;
+}
+
+/* From, To (returned) and Cc of the lab, the date; strings kept in own. */
+static struct rb_mail_addr *draft_people(struct ctx *c, struct svec *own,
+					 struct rb_mail_addr **cc,
+					 struct rb_report *r)
+{
+	split_addr(svec_push(own,
+			     c->lab.mail.from ?
+				     c->lab.mail.from :
+				     "kernel test robot <robot@localhost>"),
+		   &r->from);
+	*cc = addrs(&c->lab.mail.cc, own);
+	r->date = (int64_t)rb_now();
+	r->tz_minutes = 0;
+	return addrs(&c->lab.mail.to, own);
+}
+
+/* The random part of a Message-ID. */
+static uint32_t draft_random(void)
+{
+	uint32_t rnd = 0;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint32_t)rb_now();
+	return rnd;
+}
+
+/*
+ * The workdir's outbox and the mail's key (culprit/stat/job, a follow-up's
+ * with its latest head): 1 with *id when the mail was drafted before, 0.
+ */
+static int draft_outbox(struct ctx *c, const struct bisection_rec *rec,
+			const char *still_head, struct rb_outbox *ob,
+			struct sbuf *key, char **id)
+{
+	char *p;
+	int r;
+
+	if (rb_outbox_key(key, rec->culprit, rec->metric, rec->job) < 0)
+		return -1;
+	/* a follow-up is a mail of its own, one per latest head */
+	if (still_head)
+		sbuf_addf(key, "/still/%s", still_head);
+	p = rb_path_join(c->lab.workdir, "outbox");
+	r = rb_outbox_open(ob, p);
+	free(p);
+	if (r < 0)
+		return -1;
+	*id = find_key(ob, key->buf);
+	return *id ? 1 : 0;
+}
+
+/* What the job says in the mail's parameters block (params malloc'd). */
+static struct rb_report_param *draft_job(struct ctx *c, const struct job *job,
+					 struct rb_report *r)
+{
+	struct rb_report_param *params =
+		xcalloc(job->params.nr + 1, sizeof(*params));
+	size_t i;
+
+	for (i = 0; i < job->params.nr; i++) {
+		params[i].key = job->params.v[i].key;
+		params[i].value = job->params.v[i].val;
+	}
+	r->testcase = job->testcase;
+	r->config = job->kconfig ? job->kconfig : "none";
+	r->compiler = job->compiler ? job->compiler : "gcc";
+	r->machine = c->hosts[0]->machine ? c->hosts[0]->machine :
+					    c->hosts[0]->name;
+	r->params = params;
+	r->params_nr = job->params.nr;
+	return params;
+}
+
+/*
+ * The compare table: the culprit's first parent against the culprit, as
+ * 0-Day's mails have it and as the subject's change is measured (the
+ * confirmation); the good anchor when the parent has no runs. *jg and *jc
+ * the two commits' matrices (JSON, for the materials), *good the base.
+ */
+static int draft_table(struct ctx *c, int64_t bisection_id,
+		       const struct job *job, json_t *res, const char *culprit,
+		       struct sbuf *table, json_t **jg, json_t **jc,
+		       const char **good)
+{
+	struct cmp_matrix mg, mc;
+	const struct cmp_matrix *mats[2] = { &mg, &mc };
+	struct cmp_opts co;
+	struct cmp_axis axes[16];
+	const char *tbox = c->hosts[0]->name;
+	size_t i, na = 0;
+	int ret;
+
+	*good = json_string_value(
+		json_array_get(json_object_get(res, "parents"), 0));
+	if (*good) {
+		int64_t nr;
+
+		if (store_bisection_run_count(c->st, bisection_id, *good, "ok",
+					      &nr) < 0)
+			return -1;
+		if (!nr)
+			*good = NULL;
+	}
+	if (!*good)
+		*good = json_string_value(
+			json_array_get(json_object_get(res, "good"), 0));
+	if (!*good)
+		return -1;
+	if (commit_matrix(c, bisection_id, *good, &mg, jg) < 0)
+		return -1;
+	if (commit_matrix(c, bisection_id, culprit, &mc, jc) < 0) {
+		cmp_matrix_release(&mg);
+		return -1;
+	}
+	cmp_opts_init(&co);
+	axes[na++] = (struct cmp_axis){ "compiler",
+					job->compiler ? job->compiler : "gcc" };
+	axes[na++] = (struct cmp_axis){ "kconfig",
+					job->kconfig ? job->kconfig : "none" };
+	axes[na++] = (struct cmp_axis){ "rootfs",
+					job->rootfs ? job->rootfs : "default" };
+	axes[na++] = (struct cmp_axis){ "tbox_group", job->tbox_group ?
+							      job->tbox_group :
+							      tbox };
+	axes[na++] = (struct cmp_axis){ "testcase", job->testcase };
+	for (i = 0; i < job->params.nr && na < RB_ARRAY_SIZE(axes); i++)
+		axes[na++] = (struct cmp_axis){ job->params.v[i].key,
+						job->params.v[i].val };
+	co.axes = axes;
+	co.naxes = na;
+	ret = cmp_render(table, &co, mats, 2);
+	cmp_matrix_release(&mg);
+	cmp_matrix_release(&mc);
+	return ret;
+}
+
+/* The tested commits of the result (anchors left out), for the mail. */
+static struct rb_report_step *draft_steps(struct ctx *c, json_t *res,
+					  struct svec *subjects, size_t *n)
+{
+	json_t *a = json_object_get(res, "steps");
+	size_t i, nsteps = json_array_size(a);
+	struct rb_report_step *rs = xcalloc(nsteps + 1, sizeof(*rs));
+
+	*n = 0;
+	for (i = 0; i < nsteps; i++) {
+		json_t *s = json_array_get(a, i);
+		struct rb_report_step *r = &rs[*n];
+		struct rb_commit_info si;
+		uint8_t so[RB_OID_RAWSZ];
+
+		if (json_is_true(json_object_get(s, "anchor")))
+			continue;
+		r->sha = jstr(s, "commit");
+		r->verdict = jstr(s, "verdict");
+		summarize(json_object_get(s, "samples"), &r->mean, &r->spread,
+			  &r->runs);
+		if (rb_oid_from_hex(so, r->sha) == 0 &&
+		    rb_repo_commit_info(c->repo, so, &si) == 0) {
+			r->subject = svec_push(subjects, si.subject);
+			rb_commit_info_release(&si);
+		} else {
+			r->subject = "";
+		}
+		(*n)++;
+	}
+	return rs;
+}
+
+/*
+ * The confirmation of the bisection's last "confirmed" step into *conf;
+ * *confirm its JSON (owned). 1 when there is one, 0 when not, or -1.
+ */
+static int draft_confirm(struct ctx *c, int64_t bisection_id,
+			 const char *culprit, struct rb_report_confirm *conf,
+			 json_t **confirm)
+{
+	struct bisection_step_rec *steps = NULL;
+	size_t i, nst = 0;
+	json_t *e;
+
+	memset(conf, 0, sizeof(*conf));
+	*confirm = NULL;
+	if (store_bisection_steps(c->st, bisection_id, &steps, &nst) < 0)
+		return -1;
+	for (i = nst; i-- > 0;)
+		if (!strcmp(steps[i].kind, "confirmed") && steps[i].detail) {
+			*confirm = json_loads(steps[i].detail, 0, NULL);
+			break;
+		}
+	bisection_steps_free(steps, nst);
+	if (!json_array_size(*confirm))
+		return 0;
+	e = json_array_get(*confirm, 0);
+	conf->parent.sha = jstr(e, "parent");
+	conf->parent.mean =
+		json_number_value(json_object_get(e, "parent_mean"));
+	conf->parent.spread =
+		json_number_value(json_object_get(e, "parent_sd"));
+	conf->parent.runs =
+		(unsigned)json_integer_value(json_object_get(e, "parent_runs"));
+	conf->culprit.sha = culprit;
+	conf->culprit.mean =
+		json_number_value(json_object_get(e, "culprit_mean"));
+	conf->culprit.spread =
+		json_number_value(json_object_get(e, "culprit_sd"));
+	conf->culprit.runs = (unsigned)json_integer_value(
+		json_object_get(e, "culprit_runs"));
+	conf->rounds = RB_MIN(conf->parent.runs, conf->culprit.runs);
+	conf->pct = json_number_value(json_object_get(e, "change_pct"));
+	conf->p_value = json_number_value(json_object_get(e, "p"));
+	conf->method = "Yuen's trimmed-mean t-test";
+	conf->reproduced = true;
+	return 1;
+}
+
 static int draft(struct ctx *c, int64_t bisection_id,
 		 const struct report_still *still, size_t still_nr,
 		 bool followup, char **id, char **eml, bool *existing)
 {
 	struct bisection_rec rec = { 0 };
-	struct bisection_step_rec *steps = NULL;
 	struct rb_outbox ob = RB_OUTBOX_INIT;
 	struct rb_report r;
 	struct rb_commit_info ci = { 0 };
@@ -361,23 +654,17 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	struct rb_report_step *rs = NULL;
 	struct rb_report_param *params = NULL;
 	struct rb_report_still *st2 = NULL;
-	struct rb_mail_addr *to = NULL, *cc = NULL, from;
+	struct rb_mail_addr *to = NULL, *cc = NULL;
 	struct svec own = SVEC_INIT, subjects = SVEC_INIT;
 	struct sbuf key = SBUF_INIT, mail = SBUF_INIT, table = SBUF_INIT,
-		    msgid = SBUF_INIT, note = SBUF_INIT;
-	struct cmp_matrix mg, mc;
-	const struct cmp_matrix *mats[2] = { &mg, &mc };
-	struct cmp_opts co;
-	struct cmp_axis axes[16];
-	json_t *res = NULL, *jg = NULL, *jc = NULL, *confirm = NULL, *a;
+		    msgid = SBUF_INIT;
+	json_t *res = NULL, *jg = NULL, *jc = NULL, *confirm = NULL;
 	const struct job *job;
 	uint8_t oid[RB_OID_RAWSZ];
-	char *dir = NULL, *archive = NULL, *cmd = NULL, *tbox;
-	const char *good;
-	uint32_t rnd = 0;
-	size_t i, n = 0, nsteps = 0, nst = 0;
+	char *dir = NULL, *archive = NULL, *cmd = NULL;
+	const char *good = NULL;
+	size_t n = 0;
 	int ret = -1, g;
-	bool mats_up = false;
 
 	*id = *eml = NULL;
 	*existing = false;
@@ -385,42 +672,14 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	job = ctx_job(c, 0);
 	if (!job)
 		return -1;
-	g = store_bisection_get(c->st, bisection_id, &rec);
-	if (g <= 0) {
-		if (!g)
-			rb_error("no bisection %lld", (long long)bisection_id);
-		return -1;
-	}
-	if (strcmp(rec.status, "found") || !rec.culprit || !rec.result) {
-		rb_error("bisection %lld found no culprit (%s): nothing to "
-			 "report",
-			 (long long)bisection_id, rec.status);
+	res = draft_load(c, bisection_id, &rec);
+	if (!res)
 		goto out;
-	}
-	res = json_loads(rec.result, 0, NULL);
-	if (!res) {
-		rb_error("bisection %lld: its result cannot be read",
-			 (long long)bisection_id);
+	g = draft_outbox(c, &rec, followup ? still[still_nr - 1].sha : NULL,
+			 &ob, &key, id);
+	if (g < 0)
 		goto out;
-	}
-	if (rb_outbox_open(&ob, c->lab.workdir) < 0 ||
-	    rb_outbox_key(&key, rec.culprit, rec.metric, rec.job) < 0)
-		goto out;
-	/* a follow-up is a mail of its own, one per latest head */
-	if (followup)
-		sbuf_addf(&key, "/still/%s", still[still_nr - 1].sha);
-	{
-		char *p = rb_path_join(c->lab.workdir, "outbox");
-
-		rb_outbox_release(&ob);
-		if (rb_outbox_open(&ob, p) < 0) {
-			free(p);
-			goto out;
-		}
-		free(p);
-	}
-	*id = find_key(&ob, key.buf);
-	if (*id) {
+	if (g) {
 		*existing = true;
 		*eml = xstrfmt("%s/%s.eml", ob.dir, *id);
 		ret = 0;
@@ -430,202 +689,42 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
 	    rb_repo_commit_info(c->repo, oid, &ci) < 0)
 		goto out;
-	/*
-	 * The table: the culprit's first parent against the culprit, as
-	 * 0-Day's mails have it and as the subject's change is measured
-	 * (the confirmation); the good anchor when the parent has no runs.
-	 */
-	good = json_string_value(
-		json_array_get(json_object_get(res, "parents"), 0));
-	if (good) {
-		int64_t nr;
-
-		if (store_bisection_run_count(c->st, bisection_id, good, "ok",
-					      &nr) < 0)
-			goto out;
-		if (!nr)
-			good = NULL;
-	}
-	if (!good)
-		good = json_string_value(
-			json_array_get(json_object_get(res, "good"), 0));
-	if (!good)
+	if (draft_table(c, bisection_id, job, res, rec.culprit, &table, &jg,
+			&jc, &good) < 0)
 		goto out;
-	if (commit_matrix(c, bisection_id, good, &mg, &jg) < 0)
+	rs = draft_steps(c, res, &subjects, &n);
+	g = draft_confirm(c, bisection_id, rec.culprit, &conf, &confirm);
+	if (g < 0)
 		goto out;
-	if (commit_matrix(c, bisection_id, rec.culprit, &mc, &jc) < 0) {
-		cmp_matrix_release(&mg);
-		goto out;
-	}
-	mats_up = true;
-	cmp_opts_init(&co);
-	tbox = xstrdup(c->hosts[0]->name);
-	{
-		size_t na = 0;
-
-		axes[na++] = (struct cmp_axis){ "compiler",
-						job->compiler ? job->compiler :
-								"gcc" };
-		axes[na++] = (struct cmp_axis){ "kconfig",
-						job->kconfig ? job->kconfig :
-							       "none" };
-		axes[na++] = (struct cmp_axis){ "rootfs", job->rootfs ?
-								  job->rootfs :
-								  "default" };
-		axes[na++] = (struct cmp_axis){
-			"tbox_group", job->tbox_group ? job->tbox_group : tbox
-		};
-		axes[na++] = (struct cmp_axis){ "testcase", job->testcase };
-		for (i = 0; i < job->params.nr && na < RB_ARRAY_SIZE(axes); i++)
-			axes[na++] = (struct cmp_axis){ job->params.v[i].key,
-							job->params.v[i].val };
-		co.axes = axes;
-		co.naxes = na;
-	}
-	if (cmp_render(&table, &co, mats, 2) < 0) {
-		free(tbox);
-		goto out;
-	}
-	free(tbox);
-	/* the steps of the bisection */
-	a = json_object_get(res, "steps");
-	nsteps = json_array_size(a);
-	rs = xcalloc(nsteps + 1, sizeof(*rs));
-	for (i = 0; i < nsteps; i++) {
-		json_t *s = json_array_get(a, i);
-		struct rb_commit_info si;
-		uint8_t so[RB_OID_RAWSZ];
-
-		if (json_is_true(json_object_get(s, "anchor")))
-			continue;
-		rs[n].sha = jstr(s, "commit");
-		rs[n].verdict = jstr(s, "verdict");
-		summarize(json_object_get(s, "samples"), &rs[n].mean,
-			  &rs[n].spread, &rs[n].runs);
-		if (rb_oid_from_hex(so, rs[n].sha) == 0 &&
-		    rb_repo_commit_info(c->repo, so, &si) == 0) {
-			rs[n].subject = svec_push(&subjects, si.subject);
-			rb_commit_info_release(&si);
-		} else {
-			rs[n].subject = "";
-		}
-		n++;
-	}
-	/* the confirmation */
-	if (store_bisection_steps(c->st, bisection_id, &steps, &nst) < 0)
-		goto out;
-	for (i = nst; i-- > 0;)
-		if (!strcmp(steps[i].kind, "confirmed") && steps[i].detail) {
-			confirm = json_loads(steps[i].detail, 0, NULL);
-			break;
-		}
-	memset(&conf, 0, sizeof(conf));
-	if (json_array_size(confirm)) {
-		json_t *e = json_array_get(confirm, 0);
-
-		conf.parent.sha = jstr(e, "parent");
-		conf.parent.mean =
-			json_number_value(json_object_get(e, "parent_mean"));
-		conf.parent.spread =
-			json_number_value(json_object_get(e, "parent_sd"));
-		conf.parent.runs = (unsigned)json_integer_value(
-			json_object_get(e, "parent_runs"));
-		conf.culprit.sha = rec.culprit;
-		conf.culprit.mean =
-			json_number_value(json_object_get(e, "culprit_mean"));
-		conf.culprit.spread =
-			json_number_value(json_object_get(e, "culprit_sd"));
-		conf.culprit.runs = (unsigned)json_integer_value(
-			json_object_get(e, "culprit_runs"));
-		conf.rounds = RB_MIN(conf.parent.runs, conf.culprit.runs);
-		conf.pct = json_number_value(json_object_get(e, "change_pct"));
-		conf.p_value = json_number_value(json_object_get(e, "p"));
-		conf.method = "Yuen's trimmed-mean t-test";
-		conf.reproduced = true;
+	if (g) {
 		r.confirm = &conf;
 		r.pct = conf.pct;
 	}
 	/* the mail */
-	params = xcalloc(job->params.nr + 1, sizeof(*params));
-	for (i = 0; i < job->params.nr; i++) {
-		params[i].key = job->params.v[i].key;
-		params[i].value = job->params.v[i].val;
-	}
-	if (still_nr) {
-		st2 = xcalloc(still_nr, sizeof(*st2));
-		for (i = 0; i < still_nr; i++) {
-			st2[i].tree = still[i].tree;
-			st2[i].branch = still[i].branch;
-			st2[i].sha = still[i].sha;
-		}
-		r.still = st2;
-		r.still_nr = still_nr;
-	}
-	split_addr(svec_push(&own,
-			     c->lab.mail.from ?
-				     c->lab.mail.from :
-				     "kernel test robot <robot@localhost>"),
-		   &from);
-	to = addrs(&c->lab.mail.to, &own);
-	cc = addrs(&c->lab.mail.cc, &own);
-	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
-		rnd = (uint32_t)rb_now();
-	r.date = (int64_t)rb_now();
-	r.tz_minutes = 0;
-	if (rb_report_message_id(&msgid, r.date, 0, rnd,
-				 domain_of(from.email)) < 0)
+	params = draft_job(c, job, &r);
+	r.still = st2 = draft_still(still, still_nr);
+	r.still_nr = still_nr;
+	to = draft_people(c, &own, &cc, &r);
+	if (rb_report_message_id(&msgid, r.date, 0, draft_random(),
+				 domain_of(r.from.email)) < 0)
 		goto out;
-	r.tree = c->lab.tree.name;
-	r.branch = c->lab.tree.branch;
-	r.tree_url = c->lab.tree.url;
-	r.sha = rec.culprit;
-	r.subject = ci.subject;
-	r.author = (struct rb_mail_addr){ ci.author_name, ci.author_email };
-	r.committer =
-		(struct rb_mail_addr){ ci.committer_name, ci.committer_email };
-	r.stat = rec.metric;
-	if (!r.confirm)
-		r.pct = 0;
-	r.kind = stats_direction(rec.metric) * r.pct > 0 ?
-			 RB_REPORT_IMPROVEMENT :
-			 RB_REPORT_REGRESSION;
-	if (json_integer_value(json_object_get(res, "direction")) * r.pct > 0)
-		r.kind = RB_REPORT_IMPROVEMENT;
-	r.testcase = job->testcase;
-	r.config = job->kconfig ? job->kconfig : "none";
-	r.compiler = job->compiler ? job->compiler : "gcc";
-	r.machine = c->hosts[0]->machine ? c->hosts[0]->machine :
-					   c->hosts[0]->name;
-	r.params = params;
-	r.params_nr = job->params.nr;
-	r.from = from;
+	draft_commit(c, &rec, &ci, res, &r);
 	r.to = to;
 	r.to_nr = c->lab.mail.to.nr;
 	r.cc = cc;
 	r.cc_nr = c->lab.mail.cc.nr;
-	/* the materials live in the workdir; archive_url publishes them */
-	{
-		char *idtext = xstrndup(msgid.buf + 1, msgid.len - 2);
-
-		dir = xstrfmt("%s/archive/%s", c->lab.workdir, idtext);
-		archive = c->lab.mail.archive_url ?
-				  xstrdup(c->lab.mail.archive_url) :
-				  xstrfmt("file://%s/archive", c->lab.workdir);
-		free(idtext);
-	}
-	r.archive_url = archive;
+	r.archive_url = archive = draft_archive(c, &msgid, &dir);
 	r.message_id = msgid.buf;
 	r.table = table.buf;
 	r.spread_kind = RB_SPREAD_STDDEV;
 	r.steps = rs;
 	r.steps_nr = n;
 	r.confidence = json_number_value(json_object_get(res, "confidence"));
-	sbuf_addf(&note,
-		  "The whole bisection spends at most a 1%% chance of a "
-		  "wrong culprit, split over its steps; each step ran until "
-		  "a sequential test decided. The culprit was then measured "
-		  "again against its parent, interleaved on one machine.");
-	r.confidence_note = note.buf;
+	r.confidence_note =
+		"The whole bisection spends at most a 1% chance of a wrong "
+		"culprit, split over its steps; each step ran until a "
+		"sequential test decided. The culprit was then measured "
+		"again against its parent, interleaved on one machine.";
 	cmd = command_line(c, bisection_id, rec.culprit);
 	r.reproduce = cmd;
 	if (rb_report_render(&mail, &r) < 0)
@@ -638,15 +737,10 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	*eml = xstrfmt("%s/%s.eml", ob.dir, *id);
 	ret = 0;
 out:
-	if (mats_up) {
-		cmp_matrix_release(&mg);
-		cmp_matrix_release(&mc);
-	}
 	json_decref(res);
 	json_decref(jg);
 	json_decref(jc);
 	json_decref(confirm);
-	bisection_steps_free(steps, nst);
 	bisection_rec_release(&rec);
 	rb_commit_info_release(&ci);
 	rb_outbox_release(&ob);
@@ -664,7 +758,6 @@ out:
 	sbuf_release(&mail);
 	sbuf_release(&table);
 	sbuf_release(&msgid);
-	sbuf_release(&note);
 	if (ret < 0) {
 		free(*id);
 		free(*eml);
