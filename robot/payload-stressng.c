@@ -7,6 +7,8 @@
 #include <yaml.h>
 
 #include "robot.h"
+#include "job.h"
+#include "lab.h"
 #include "payload.h"
 #include "sbuf.h"
 #include "svec.h"
@@ -487,3 +489,178 @@ int time_v_parse(const char *buf, struct statset *out, struct svec *dropped)
 	free(copy);
 	return found;
 }
+
+/* --- the payload_ops row --------------------------------------------- */
+
+static const char *dflt(const char *s, const char *d)
+{
+	return s && *s ? s : d;
+}
+
+static const char *stressng_binary(const struct lab_host *host)
+{
+	return dflt(host->stress_ng, "stress-ng");
+}
+
+static bool help_knows(const char *help, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = help;
+
+	while ((p = strstr(p, "--"))) {
+		p += 2;
+		if (!strncmp(p, name, n) &&
+		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\t' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Does `--<test>-method` offer "all" (lkp adds `--<test>-method all`)? */
+static bool help_method_all(const char *help, const char *test)
+{
+	char *opt = xstrfmt("--%s-method ", test);
+	const char *p = strstr(help, opt), *e;
+	bool all = false;
+
+	if (p) {
+		e = strchr(p, '\n');
+		for (p += strlen(opt); p && *p && (!e || p < e); p++)
+			if (!strncmp(p, "all", 3) &&
+			    (p[3] == ',' || p[3] == ' ' || p[3] == '\n' ||
+			     !p[3]) &&
+			    (p[-1] == ' ' || p[-1] == '='))
+				all = true;
+	}
+	free(opt);
+	return all;
+}
+
+static int stressng_argv(const struct job *job, const struct lab_host *host,
+			 const char *help, struct svec *argv)
+{
+	const char *class = kvlist_get(&job->opts, "class");
+	size_t i;
+
+	if (!job->test && !class)
+		return rb_error("job '%s' names no stress-ng test or class",
+				job->file);
+	if (help && job->test && !help_knows(help, job->test))
+		return rb_error("stress-ng on '%s' does not know the test '%s'",
+				host->name, job->test);
+	svec_push(argv, stressng_binary(host));
+	svec_push(argv, "--timeout");
+	svec_pushf(argv, "%ld", job->testtime);
+	svec_pushv(argv,
+		   (const char *const[]){ "--times", "--verify", "--metrics",
+					  "--no-rand-seed", NULL });
+	if (job->test) {
+		const char *method = kvlist_get(&job->opts, "method");
+		const char *type = kvlist_get(&job->opts, "type");
+
+		if (method) {
+			svec_pushf(argv, "--%s-method", job->test);
+			svec_push(argv, method);
+		} else if (help && help_method_all(help, job->test)) {
+			svec_pushf(argv, "--%s-method", job->test);
+			svec_push(argv, "all");
+		}
+		if (type) {
+			svec_pushf(argv, "--%s-type", job->test);
+			svec_push(argv, type);
+		}
+		/* one named test: let stress-ng run it even if it is one of
+		 * the stressors it calls pathological (mlockmany) */
+		if (!help || help_knows(help, "pathological"))
+			svec_push(argv, "--pathological");
+		svec_pushf(argv, "--%s", job->test);
+		svec_pushf(argv, "%ld", job->nr_threads);
+	} else {
+		svec_push(argv, "--class");
+		svec_push(argv, class);
+		svec_push(argv, "--sequential");
+		svec_pushf(argv, "%ld", job->nr_threads);
+	}
+	for (i = 0; i < job->opts.nr; i++) {
+		const struct kv *o = &job->opts.v[i];
+
+		if (o->declared)
+			continue;
+		if (help && !help_knows(help, o->key))
+			return rb_error("stress-ng on '%s' does not know the "
+					"option '--%s' (job '%s')",
+					host->name, o->key, job->file);
+		svec_pushf(argv, "--%s", o->key);
+		svec_push(argv, o->val);
+	}
+	return 0;
+}
+
+static void stressng_result_argv(const char *dir, struct svec *argv)
+{
+	svec_push(argv, "--yaml");
+	svec_pushf(argv, "%s/stress-ng.yaml", dir);
+}
+
+/* The --yaml file, else the metrics stderr shows (older stress-ng). */
+static int stressng_parse(const char *err, const char *const *outputs,
+			  struct statset *raw, struct svec *dropped)
+{
+	int rows = 0;
+
+	if (outputs[0])
+		rows = stressng_parse_yaml(outputs[0], strlen(outputs[0]), raw,
+					   dropped);
+	if (rows <= 0 && err) {
+		statset_release(raw);
+		svec_clear(dropped);
+		rows = stressng_parse_text(err, raw, dropped);
+	}
+	return rows < 0 ? 0 : rows;
+}
+
+/* The first line of stderr that says what went wrong, for messages. */
+static char *stressng_error(const char *text, int rc)
+{
+	static const char *const marks[] = {
+		"error:", "fail:", "unrecognized option", "No stress workers"
+	};
+	const char *p = text;
+	size_t i;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+
+		for (i = 0; i < RB_ARRAY_SIZE(marks); i++)
+			if (strstr(line, marks[i]))
+				return line;
+		free(line);
+		p += n;
+		if (*p)
+			p++;
+	}
+	return xstrfmt("stress-ng exited with %d", rc);
+}
+
+static char *stressng_headline(const struct job *job)
+{
+	return xstrfmt("stress-ng.%s.ops_per_sec",
+		       dflt(job->test,
+			    dflt(kvlist_get(&job->opts, "class"), "unknown")));
+}
+
+static const char *const stressng_outputs[] = { "stress-ng.yaml", NULL };
+
+const struct payload_ops payload_stressng = {
+	.name = "stress-ng",
+	.outputs = stressng_outputs,
+	.help_arg = "--help",
+	.help_mark = "--timeout",
+	.binary = stressng_binary,
+	.argv = stressng_argv,
+	.result_argv = stressng_result_argv,
+	.parse = stressng_parse,
+	.error = stressng_error,
+	.headline = stressng_headline,
+};

@@ -7,6 +7,41 @@
 #include "result.h"
 
 struct svec;
+struct job;
+struct lab_host;
+
+/*
+ * A payload, the program a job runs on the host: one row of the table in
+ * payload.c (stress-ng the first), as transports are rows of theirs. The
+ * runner runs its argv under the run script with the monitors (and `time
+ * -v`), its stdout and stderr into <run dir>/<name>.stdout and .stderr,
+ * fetches .stderr and `outputs` from a remote host, and hands their texts
+ * (NULL for a missing file) to parse and error.
+ */
+struct payload_ops {
+	const char *name; /* the job's "payload:" and the stats' prefix */
+	const char *const *outputs; /* files it writes in the run dir */
+	const char *help_arg; /* what asks the tool what it knows ... */
+	const char *help_mark; /* ... and what its answer must contain */
+	/* the program on host */
+	const char *(*binary)(const struct lab_host *host);
+	/* argv for the job on host (help: the tool's answer, or NULL) */
+	int (*argv)(const struct job *job, const struct lab_host *host,
+		    const char *help, struct svec *argv);
+	/* the words that send its result file into dir */
+	void (*result_argv)(const char *dir, struct svec *argv);
+	/* stats (unprefixed) from stderr and the outputs: rows found */
+	int (*parse)(const char *err, const char *const *outputs,
+		     struct statset *raw, struct svec *dropped);
+	/* the line of stderr that says what went wrong (malloc'd) */
+	char *(*error)(const char *err, int rc);
+	/* the job's headline stat ("stress-ng.mmap.ops_per_sec") */
+	char *(*headline)(const struct job *job);
+};
+
+extern const struct payload_ops payload_stressng;
+/* The payload called name (NULL or "": stress-ng), or NULL with an error. */
+const struct payload_ops *payload_find(const char *name);
 
 /*
  * stress-ng output parsing, into lkp stat names (reference/lkp-tests.md

@@ -44,16 +44,17 @@ const char *step_outcome_name(enum step_outcome o)
 
 /*
  * The run script, run on the host as
- *   sh -c SCRIPT robot-run DIR GOVERNOR MONITOR_SCRIPT -- PAYLOAD ARGV...
+ *   sh -c SCRIPT robot-run DIR GOVERNOR MONITOR_SCRIPT NAME -- PAYLOAD ARGV...
  * Every job value arrives as a positional parameter, never as code. It
  * records its pid (for a remote kill), applies the cpufreq governor when the
  * host has cpufreq, starts the monitors, runs the payload under `time -v`
- * when one is there, and writes the payload's exit status to DIR/status.
+ * when one is there (its output into DIR/NAME.stdout and DIR/NAME.stderr),
+ * and writes the payload's exit status to DIR/status.
  * On SIGTERM it takes its whole process group (payload, monitors) down.
  */
 static const char run_script[] =
-	"dir=$1 gov=$2 mon_script=$3\n"
-	"shift 3\n"
+	"dir=$1 gov=$2 mon_script=$3 name=$4\n"
+	"shift 4\n"
 	"[ \"$1\" = -- ] && shift\n"
 	"mkdir -p \"$dir\" || exit 200\n"
 	"echo $$ >\"$dir/pid\" || exit 200\n"
@@ -82,7 +83,7 @@ static const char run_script[] =
 	"fi\n"
 	"trap 'trap - TERM HUP INT; kill -TERM 0 2>/dev/null; exit 201' "
 	"TERM HUP INT\n"
-	"\"$@\" >\"$dir/stress-ng.stdout\" 2>\"$dir/stress-ng.stderr\" &\n"
+	"\"$@\" >\"$dir/$name.stdout\" 2>\"$dir/$name.stderr\" &\n"
 	"pay=$!\n"
 	"wait $pay\n"
 	"rc=$?\n"
@@ -248,13 +249,6 @@ void runner_job_key(const struct job *job, const char *host, const char *commit,
 	key->kconfig = slash ? slash + 1 : k;
 	key->compiler = dflt(job->compiler, "gcc");
 	key->commit = commit;
-}
-
-char *runner_headline_stat(const struct job *job)
-{
-	return xstrfmt("%s.%s.ops_per_sec", dflt(job->payload, "stress-ng"),
-		       dflt(job->test,
-			    dflt(kvlist_get(&job->opts, "class"), "unknown")));
 }
 
 /* A log path that does not exist yet: logs/<base>.log, <base>.1.log, ... */
@@ -469,134 +463,32 @@ out:
 /* --- the payload ------------------------------------------------------ */
 
 /* Does the host's stress-ng --help list option `--name`? */
-static bool help_knows(const char *help, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = help;
-
-	while ((p = strstr(p, "--"))) {
-		p += 2;
-		if (!strncmp(p, name, n) &&
-		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\t' || !p[n]))
-			return true;
-	}
-	return false;
-}
-
-/* Does `--<test>-method` offer "all" (lkp adds `--<test>-method all`)? */
-static bool help_method_all(const char *help, const char *test)
-{
-	char *opt = xstrfmt("--%s-method ", test);
-	const char *p = strstr(help, opt), *e;
-	bool all = false;
-
-	if (p) {
-		e = strchr(p, '\n');
-		for (p += strlen(opt); p && *p && (!e || p < e); p++)
-			if (!strncmp(p, "all", 3) &&
-			    (p[3] == ',' || p[3] == ' ' || p[3] == '\n' ||
-			     !p[3]) &&
-			    (p[-1] == ' ' || p[-1] == '='))
-				all = true;
-	}
-	free(opt);
-	return all;
-}
 
 int runner_payload_argv(const struct job *job, const struct lab_host *host,
 			const char *help, struct svec *argv)
 {
-	const char *class = kvlist_get(&job->opts, "class");
-	size_t i;
+	const struct payload_ops *p = payload_find(job->payload);
 
-	if (job->payload && strcmp(job->payload, "stress-ng"))
-		return rb_error(
-			"payload '%s' is not supported (only stress-ng)",
-			job->payload);
-	if (!job->test && !class)
-		return rb_error("job '%s' names no stress-ng test or class",
-				job->file);
-	if (help && job->test && !help_knows(help, job->test))
-		return rb_error("stress-ng on '%s' does not know the test '%s'",
-				host->name, job->test);
-	svec_push(argv, dflt(host->stress_ng, "stress-ng"));
-	svec_push(argv, "--timeout");
-	svec_pushf(argv, "%ld", job->testtime);
-	svec_pushv(argv,
-		   (const char *const[]){ "--times", "--verify", "--metrics",
-					  "--no-rand-seed", NULL });
-	if (job->test) {
-		const char *method = kvlist_get(&job->opts, "method");
-		const char *type = kvlist_get(&job->opts, "type");
-
-		if (method) {
-			svec_pushf(argv, "--%s-method", job->test);
-			svec_push(argv, method);
-		} else if (help && help_method_all(help, job->test)) {
-			svec_pushf(argv, "--%s-method", job->test);
-			svec_push(argv, "all");
-		}
-		if (type) {
-			svec_pushf(argv, "--%s-type", job->test);
-			svec_push(argv, type);
-		}
-		/* one named test: let stress-ng run it even if it is one of
-		 * the stressors it calls pathological (mlockmany) */
-		if (!help || help_knows(help, "pathological"))
-			svec_push(argv, "--pathological");
-		svec_pushf(argv, "--%s", job->test);
-		svec_pushf(argv, "%ld", job->nr_threads);
-	} else {
-		svec_push(argv, "--class");
-		svec_push(argv, class);
-		svec_push(argv, "--sequential");
-		svec_pushf(argv, "%ld", job->nr_threads);
-	}
-	for (i = 0; i < job->opts.nr; i++) {
-		const struct kv *o = &job->opts.v[i];
-
-		if (o->declared)
-			continue;
-		if (help && !help_knows(help, o->key))
-			return rb_error("stress-ng on '%s' does not know the "
-					"option '--%s' (job '%s')",
-					host->name, o->key, job->file);
-		svec_pushf(argv, "--%s", o->key);
-		svec_push(argv, o->val);
-	}
-	return 0;
+	return p ? p->argv(job, host, help, argv) : -1;
 }
 
-/* The first line of stderr that says what went wrong, for messages. */
-static char *payload_error(const char *text, int rc)
+char *runner_headline_stat(const struct job *job)
 {
-	static const char *const marks[] = {
-		"error:", "fail:", "unrecognized option", "No stress workers"
-	};
-	const char *p = text;
-	size_t i;
+	const struct payload_ops *p = payload_find(job->payload);
 
-	while (p && *p) {
-		size_t n = strcspn(p, "\n");
-		char *line = xstrndup(p, n);
-
-		for (i = 0; i < RB_ARRAY_SIZE(marks); i++)
-			if (strstr(line, marks[i]))
-				return line;
-		free(line);
-		p += n;
-		if (*p)
-			p++;
-	}
-	return xstrfmt("stress-ng exited with %d", rc);
+	if (!p)
+		return xstrfmt("%s.%s.ops_per_sec", job->payload,
+			       dflt(job->test, "unknown"));
+	return p->headline(job);
 }
 
-/* Fetch the host's `stress-ng --help` once per runner and host. */
-static int host_help(struct runner *r, struct transport *t,
-		     const struct lab_host *host, struct sbuf *why, bool *infra)
+/* Ask the host's payload what it knows (`stress-ng --help`), once per
+ * runner and host. */
+static int host_help(struct runner *r, const struct payload_ops *p,
+		     struct transport *t, const struct lab_host *host,
+		     struct sbuf *why, bool *infra)
 {
-	const char *argv[] = { dflt(host->stress_ng, "stress-ng"), "--help",
-			       NULL };
+	const char *argv[] = { p->binary(host), p->help_arg, NULL };
 	struct sbuf out = SBUF_INIT_MAX(HELP_MAX), d = SBUF_INIT;
 	struct transport_cmd cmd = {
 		.argv = argv, .out = &out, .err = &out, .timeout = 120
@@ -615,9 +507,9 @@ static int host_help(struct runner *r, struct transport *t,
 		sbuf_addf(why, "%s: %s", host->name,
 			  transport_describe(&res, &d));
 		*infra = true;
-	} else if (!strstr(out.buf, "--timeout")) {
-		rb_error("'%s' on '%s' does not look like stress-ng (%s)",
-			 argv[0], host->name, transport_describe(&res, &d));
+	} else if (!strstr(out.buf, p->help_mark)) {
+		rb_error("'%s' on '%s' does not look like %s (%s)", argv[0],
+			 host->name, p->name, transport_describe(&res, &d));
 		ret = -1;
 	} else {
 		free(r->help_host);
@@ -703,28 +595,60 @@ static char *read_opt(const char *dir, const char *name)
  * Parse what the run left in ldir into stats (lkp names, "stress-ng."
  * prefixed). Returns the number of stressor rows found.
  */
-static int parse_run(const char *ldir, const char *payload,
+/* The texts of the payload's stderr and outputs in ldir (NULL: none). */
+static char **payload_texts(const struct payload_ops *p, const char *ldir)
+{
+	size_t n = 0, i;
+	char **v, *name;
+
+	while (p->outputs[n])
+		n++;
+	v = xcalloc(n + 2, sizeof(*v));
+	name = xstrfmt("%s.stderr", p->name);
+	v[0] = read_opt(ldir, name);
+	free(name);
+	for (i = 0; i < n; i++)
+		v[i + 1] = read_opt(ldir, p->outputs[i]);
+	return v;
+}
+
+static void payload_texts_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i <= n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static size_t nr_outputs(const struct payload_ops *p)
+{
+	size_t n = 0;
+
+	while (p->outputs[n])
+		n++;
+	return n;
+}
+
+/*
+ * Parse what the run left in ldir into stats (lkp names, prefixed with the
+ * payload's name; `time -v` and the monitors too). Returns the number of
+ * stressor rows found.
+ */
+static int parse_run(const char *ldir, const struct payload_ops *p,
 		     struct statset *stats)
 {
 	struct statset raw = STATSET_INIT;
 	struct svec dropped = SVEC_INIT;
-	char *yaml = read_opt(ldir, "stress-ng.yaml");
-	char *err = read_opt(ldir, "stress-ng.stderr");
+	char **texts = payload_texts(p, ldir);
 	char *mon = read_opt(ldir, "monitor");
-	char *prefix = xstrfmt("%s.", payload);
-	int rows = 0;
+	char *prefix = xstrfmt("%s.", p->name);
+	int rows;
 
-	if (yaml)
-		rows = stressng_parse_yaml(yaml, strlen(yaml), &raw, &dropped);
-	if (rows <= 0 && err) {
-		statset_release(&raw);
-		svec_clear(&dropped);
-		rows = stressng_parse_text(err, &raw, &dropped);
-	}
-	if (rows < 0)
-		rows = 0;
-	if (err)
-		time_v_parse(err, &raw, &dropped);
+	rows = p->parse(texts[0], (const char *const *)texts + 1, &raw,
+			&dropped);
+	if (texts[0])
+		time_v_parse(texts[0], &raw, &dropped);
 	if (dropped.nr)
 		rb_warn("run '%s': %zu stats left out (a name outside lkp's "
 			"characters or a value that is not finite), the first "
@@ -742,89 +666,172 @@ static int parse_run(const char *ldir, const char *payload,
 		mon = NULL; /* owned by the series (or freed on error) */
 	}
 	statset_release(&raw);
-	free(yaml);
-	free(err);
+	payload_texts_free(texts, nr_outputs(p));
 	free(prefix);
 	return rows;
+}
+
+/* The commit's result directory and a fresh run directory in it. */
+static void run_dirs(struct runner *r, const struct run_key *key,
+		     const char *commit, int *run_no, char **cdir, char **ldir)
+{
+	*cdir = xstrfmt("%s/results/%s/%s/%s/%s/%s/%s/%s", r->lab->workdir,
+			key->testcase, key->path_params, key->host, key->rootfs,
+			key->kconfig, key->compiler, commit);
+	/* a directory left by an interrupted run is never reused */
+	*ldir = NULL;
+	for (;; (*run_no)++) {
+		free(*ldir);
+		*ldir = xstrfmt("%s/%d", *cdir, *run_no);
+		if (!rb_file_exists(*ldir))
+			break;
+	}
+}
+
+/*
+ * The run script's argv for the payload on host, writing into rdir; the
+ * payload's command line also goes to ldir/cmdline (the reproduce
+ * instructions of a report).
+ */
+static int run_argv(struct runner *r, const struct payload_ops *p,
+		    const struct lab_host *host, const char *rdir,
+		    const char *ldir, struct svec *argv)
+{
+	struct sbuf cl = SBUF_INIT;
+	size_t i, first;
+	char *path;
+	int ret;
+
+	svec_pushv(argv, (const char *const[]){ "sh", "-c", run_script,
+						"robot-run", NULL });
+	svec_push(argv, rdir);
+	svec_push(argv, dflt(r->job->cpufreq_governor, ""));
+	svec_push(argv, monitor_loop_script());
+	svec_push(argv, p->name);
+	svec_push(argv, "--");
+	first = argv->nr;
+	if (p->argv(r->job, host, r->help_text, argv) < 0)
+		return -1;
+	for (i = first; i < argv->nr; i++) {
+		if (i > first)
+			sbuf_addch(&cl, ' ');
+		sbuf_add_shell_word(&cl, argv->v[i]);
+	}
+	sbuf_addch(&cl, '\n');
+	path = xstrfmt("%s/cmdline", ldir);
+	ret = rb_write_file_atomic(path, cl.buf, cl.len);
+	free(path);
+	sbuf_release(&cl);
+	p->result_argv(rdir, argv);
+	return ret;
+}
+
+/* A remote run's files into ldir. */
+static void run_fetch(const struct payload_ops *p, struct transport *t,
+		      const char *rdir, const char *ldir, bool *infra,
+		      struct sbuf *why)
+{
+	static const char *const files[] = { "monitor", "status", "cpufreq" };
+	char *err = xstrfmt("%s.stderr", p->name);
+	size_t i;
+
+	fetch_one(t, rdir, ldir, err, infra, why);
+	for (i = 0; p->outputs[i] && !*infra; i++)
+		fetch_one(t, rdir, ldir, p->outputs[i], infra, why);
+	for (i = 0; i < RB_ARRAY_SIZE(files) && !*infra; i++)
+		fetch_one(t, rdir, ldir, files[i], infra, why);
+	free(err);
+}
+
+/* What the run left in ldir: its status and stats. */
+static void run_outcome(struct runner *r, const struct payload_ops *p,
+			const struct lab_host *host, const char *ldir,
+			enum run_status *status, struct statset *stats,
+			bool *infra, struct sbuf *why)
+{
+	char *rc_text = read_opt(ldir, "status"), *cpufreq;
+	int rc, rows;
+
+	if (!rc_text) {
+		sbuf_addf(why, "%s: the run script left no status", host->name);
+		*infra = true;
+		return;
+	}
+	rc = (int)strtol(rc_text, NULL, 10);
+	free(rc_text);
+	rows = parse_run(ldir, p, stats);
+	cpufreq = read_opt(ldir, "cpufreq");
+	if (cpufreq && rb_starts_with(cpufreq, "unavailable"))
+		statset_set(stats, "cpufreq_governor.unavailable", 1);
+	free(cpufreq);
+	if (rc == 0 && rows > 0) {
+		*status = RUN_OK;
+	} else {
+		char **texts = payload_texts(p, ldir);
+		char *msg = p->error(texts[0] ? texts[0] : "", rc);
+
+		*status = RUN_FAILED;
+		sbuf_addf(why, "%s: %s", host->name, msg);
+		free(msg);
+		payload_texts_free(texts, nr_outputs(p));
+	}
+}
+
+/* An OK run's stats.json and the commit's matrix.json. */
+static int run_files(const char *cdir, const char *ldir,
+		     const struct statset *stats)
+{
+	char *src = xstrfmt("%s/stats.json", ldir);
+	char *path = xstrfmt("%s/matrix.json", cdir);
+	int ret = -1;
+
+	if (statset_write_json(stats, src) == 0 &&
+	    matrix_update(path, src, stats) == 0)
+		ret = 0;
+	free(src);
+	free(path);
+	return ret;
 }
 
 int runner_run(struct runner *r, const struct lab_host *host,
 	       const char *commit, int64_t boot_id, enum run_status *status,
 	       struct statset *stats, struct sbuf *why)
 {
+	const struct payload_ops *p = payload_find(r->job->payload);
 	struct run_key key;
 	struct transport t;
 	struct transport_result res = { 0 };
 	struct svec argv = SVEC_INIT, env = SVEC_INIT;
 	struct sbuf d = SBUF_INIT;
-	char *cdir = NULL, *ldir = NULL, *rdir = NULL, *rc_text = NULL;
-	char *cpufreq = NULL, *path = NULL, *msg = NULL;
+	char *cdir = NULL, *ldir = NULL, *rdir = NULL;
 	int64_t run_id = 0;
-	int run_no, ret = -1, rows, rc = -1;
-	bool t_open = false, infra = false;
+	int run_no, ret = -1;
+	bool t_open = false, infra = false, here;
 
 	*status = RUN_INFRA;
 	runner_key(r, host->name, commit, &key);
-	if (check_component("host name", host->name) < 0 ||
+	if (!p || check_component("host name", host->name) < 0 ||
 	    store_next_run_no(r->st, &key, &run_no) < 0)
 		return -1;
-	cdir = xstrfmt("%s/results/%s/%s/%s/%s/%s/%s/%s", r->lab->workdir,
-		       key.testcase, key.path_params, key.host, key.rootfs,
-		       key.kconfig, key.compiler, commit);
-	/* a directory left by an interrupted run is never reused */
-	for (;; run_no++) {
-		free(ldir);
-		ldir = xstrfmt("%s/%d", cdir, run_no);
-		if (!rb_file_exists(ldir))
-			break;
-	}
-	if (rb_mkdir_p(ldir) < 0)
-		goto out;
-	if (store_run_start(r->st, &key, run_no, boot_id, ldir, &run_id) < 0)
+	here = transport_host_is_here(host);
+	run_dirs(r, &key, commit, &run_no, &cdir, &ldir);
+	if (rb_mkdir_p(ldir) < 0 ||
+	    store_run_start(r->st, &key, run_no, boot_id, ldir, &run_id) < 0)
 		goto out;
 	r->last_run_id = run_id;
 	if (transport_open(&t, r->lab, host) < 0)
 		goto out;
 	t_open = true;
-	if (host_help(r, &t, host, why, &infra) < 0)
+	if (host_help(r, p, &t, host, why, &infra) < 0)
 		goto out;
 	if (infra)
 		goto finish;
-	rdir = transport_host_is_here(host) ?
-		       xstrdup(ldir) :
-		       xstrfmt("/tmp/robot-run.%ld.%lld", (long)getpid(),
-			       (long long)run_id);
-	svec_pushv(&argv, (const char *const[]){ "sh", "-c", run_script,
-						 "robot-run", NULL });
-	svec_push(&argv, rdir);
-	svec_push(&argv, dflt(r->job->cpufreq_governor, ""));
-	svec_push(&argv, monitor_loop_script());
-	svec_push(&argv, "--");
-	if (runner_payload_argv(r->job, host, r->help_text, &argv) < 0)
+	rdir = here ? xstrdup(ldir) :
+		      xstrfmt("/tmp/robot-run.%ld.%lld", (long)getpid(),
+			      (long long)run_id);
+	if (run_argv(r, p, host, rdir, ldir, &argv) < 0)
 		goto out;
-	/* what ran, for the reproduce instructions of a report */
-	{
-		struct sbuf cl = SBUF_INIT;
-		size_t i, first = (size_t)svec_find(&argv, "--") + 1;
-
-		for (i = first; i < argv.nr; i++) {
-			if (i > first)
-				sbuf_addch(&cl, ' ');
-			sbuf_add_shell_word(&cl, argv.v[i]);
-		}
-		sbuf_addch(&cl, '\n');
-		path = xstrfmt("%s/cmdline", ldir);
-		if (rb_write_file_atomic(path, cl.buf, cl.len) < 0) {
-			sbuf_release(&cl);
-			goto out;
-		}
-		free(path);
-		path = NULL;
-		sbuf_release(&cl);
-	}
-	svec_push(&argv, "--yaml");
-	svec_pushf(&argv, "%s/stress-ng.yaml", rdir);
-	if (transport_host_is_here(host)) {
+	if (here) {
 		svec_pushf(&env, "ROBOT_HOST=%s", host->name);
 		svec_pushf(&env, "ROBOT_COMMIT=%s", commit);
 		svec_pushf(&env, "ROBOT_RESULT_DIR=%s", ldir);
@@ -850,64 +857,24 @@ int runner_run(struct runner *r, const struct lab_host *host,
 		sbuf_addf(why, "%s: %s", host->name,
 			  transport_describe(&res, &d));
 		infra = true;
-		if (!transport_host_is_here(host))
+		if (!here)
 			kill_remote(&t, rdir);
 		goto finish;
 	}
-	if (!transport_host_is_here(host)) {
-		static const char *const files[] = { "stress-ng.stderr",
-						     "stress-ng.yaml",
-						     "monitor", "status",
-						     "cpufreq" };
-		size_t i;
-
-		for (i = 0; i < RB_ARRAY_SIZE(files) && !infra; i++)
-			fetch_one(&t, rdir, ldir, files[i], &infra, why);
+	if (!here) {
+		run_fetch(p, &t, rdir, ldir, &infra, why);
 		if (infra)
 			goto finish;
 		kill_remote(&t, rdir);
 	}
-	rc_text = read_opt(ldir, "status");
-	if (!rc_text) {
-		sbuf_addf(why, "%s: the run script left no status", host->name);
-		infra = true;
-		goto finish;
-	}
-	rc = (int)strtol(rc_text, NULL, 10);
-	rows = parse_run(ldir, dflt(r->job->payload, "stress-ng"), stats);
-	cpufreq = read_opt(ldir, "cpufreq");
-	if (cpufreq && rb_starts_with(cpufreq, "unavailable"))
-		statset_set(stats, "cpufreq_governor.unavailable", 1);
-	if (rc == 0 && rows > 0) {
-		*status = RUN_OK;
-	} else {
-		char *err = read_opt(ldir, "stress-ng.stderr");
-
-		*status = RUN_FAILED;
-		msg = payload_error(err ? err : "", rc);
-		sbuf_addf(why, "%s: %s", host->name, msg);
-		free(err);
-	}
+	run_outcome(r, p, host, ldir, status, stats, &infra, why);
 finish:
 	if (infra) {
 		*status = RUN_INFRA;
 		statset_release(stats);
 	}
-	if (*status == RUN_OK) {
-		path = xstrfmt("%s/stats.json", ldir);
-		if (statset_write_json(stats, path) < 0)
-			goto out;
-		free(path);
-		path = xstrfmt("%s/matrix.json", cdir);
-		{
-			char *src = xstrfmt("%s/stats.json", ldir);
-			int m = matrix_update(path, src, stats);
-
-			free(src);
-			if (m < 0)
-				goto out;
-		}
-	}
+	if (*status == RUN_OK && run_files(cdir, ldir, stats) < 0)
+		goto out;
 	if (store_run_finish(r->st, run_id, *status,
 			     *status == RUN_OK ? NULL : why->buf,
 			     *status == RUN_OK ? stats : NULL) < 0)
@@ -925,9 +892,5 @@ out:
 	free(cdir);
 	free(ldir);
 	free(rdir);
-	free(rc_text);
-	free(cpufreq);
-	free(path);
-	free(msg);
 	return ret;
 }
