@@ -1,0 +1,1142 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The robot's verdict policy: the noise pool, the step verdict (a
+ * sequential test against the anchors' fit), the confirmation's verdict,
+ * the endpoint (power) check. Pure; the reasoning is in stats.h and
+ * doc/statistics.md.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "robot.h"
+#include "sbuf.h"
+#include "stats.h"
+#include "stats-internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Decisions for a bisection */
+
+/* Huber's tuning constant for the anchors' robust fit (95% efficiency). */
+#define HUBER_K 1.5
+/*
+ * Siegmund's constant: a Gaussian random walk overshoots a far boundary by
+ * about 0.583 increment standard deviations, so Wald's bound exp(-A)
+ * overstates the error by exp(0.583 theta); the boundary is lowered by
+ * that much (Siegmund, Sequential Analysis, 1985, ch. 3).
+ */
+#define SIEGMUND_RHO 0.583
+
+void stats_policy_init(struct stats_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->direction = 0;
+	p->threshold_kind = STATS_THRESHOLD_MIDPOINT;
+	p->budget = 0.01;
+	p->expected_steps = 10;
+	p->endpoint_alpha = 0.005;
+	p->min_runs = 2;
+	p->max_runs = 30;
+	p->anchor_min_runs = 3;
+	p->anchor_max_runs = 30;
+	p->clip_sd = 1.5;
+	p->confirm_alpha = 0.02;
+	p->drift = STATS_DRIFT_AUTO;
+	p->anchor_refresh = 0;
+}
+
+void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
+{
+	size_t i, j;
+
+	/* the spread of the runs around their own mean, per host */
+	for (i = 0; i < runs->nr; i++) {
+		int h = runs->host ? runs->host[i] : 0;
+		double sum = 0, ss = 0, mean;
+		size_t k = 0;
+		bool first = true;
+
+		for (j = 0; j < i && first; j++)
+			if ((runs->host ? runs->host[j] : 0) == h)
+				first = false;
+		if (!first)
+			continue;
+		for (j = i; j < runs->nr; j++)
+			if ((runs->host ? runs->host[j] : 0) == h) {
+				sum += runs->v[j];
+				k++;
+			}
+		mean = sum / (double)k;
+		for (j = i; j < runs->nr; j++)
+			if ((runs->host ? runs->host[j] : 0) == h)
+				ss += (runs->v[j] - mean) * (runs->v[j] - mean);
+		if (k > 1) {
+			nz->ss += ss;
+			nz->df += (double)k - 1;
+		}
+	}
+}
+
+double stats_policy_step_alpha(const struct stats_policy *p)
+{
+	unsigned steps = p->expected_steps ? p->expected_steps : 1;
+
+	return p->budget / (double)steps;
+}
+
+/* the drift rate the trend's prior allows, noise sd per `when` unit */
+static double policy_drift_sd(const struct stats_policy *p)
+{
+	if (p->drift_sd > 0)
+		return p->drift_sd;
+	return p->anchor_refresh > 0 ? 1 / (8 * p->anchor_refresh) : 0;
+}
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+	switch (v) {
+	case STATS_GOOD:
+		return "good";
+	case STATS_BAD:
+		return "bad";
+	case STATS_WEAK:
+		return "weak";
+	case STATS_NEED_MORE:
+	default:
+		return "need-more-runs";
+	}
+}
+
+static const unsigned anchor_looks[] = { 3, 4, 5, 6, 8, 10, 13, 16, 20 };
+
+/* the looks of a policy, in order; returns how many */
+static size_t policy_looks(const struct stats_policy *p, unsigned *out)
+{
+	unsigned lo = p->anchor_min_runs ? p->anchor_min_runs : 2;
+	unsigned hi = p->anchor_max_runs > lo ? p->anchor_max_runs : lo;
+	size_t n = 0, i;
+
+	out[n++] = lo;
+	for (i = 0; i < RB_ARRAY_SIZE(anchor_looks); i++)
+		if (anchor_looks[i] > lo && anchor_looks[i] < hi)
+			out[n++] = anchor_looks[i];
+	if (hi > lo)
+		out[n++] = hi;
+	return n;
+}
+
+unsigned stats_anchor_look(const struct stats_policy *p, size_t n)
+{
+	unsigned looks[RB_ARRAY_SIZE(anchor_looks) + 2];
+	size_t k = policy_looks(p, looks), i;
+
+	for (i = 0; i < k; i++)
+		if (looks[i] >= n)
+			return looks[i];
+	return 0;
+}
+
+/*
+ * The SPRT boundary for a per-step error alpha when the noise variance is
+ * estimated with df degrees of freedom. With a plug-in estimate s^2 the
+ * test's log likelihood ratio is the true one scaled by sigma^2 / s^2, so
+ * Wald's bound becomes exp(-A s^2 / sigma^2); averaged over s^2 ~
+ * sigma^2 chi2_df / df that is (1 + 2A/df)^(-df/2). Setting it to alpha:
+ *
+ *   A = (df / 2) (alpha^(-2/df) - 1)     (-> -log alpha as df grows)
+ */
+static double sprt_bound(double alpha, double df)
+{
+	if (df > 1e6)
+		return -log(alpha);
+	return df / 2 * expm1(-2 / df * log(alpha));
+}
+
+#define FIT_MAXHOST 16
+#define FIT_MAXP (3 + FIT_MAXHOST)
+
+struct obs {
+	double y, t;
+	int g; /* 0 good anchor, 1 bad anchor */
+	int host;
+};
+
+/*
+ * The anchors' model: y = mu_g + offset_host + slope (t - tbar) + noise,
+ * fitted by iteratively reweighted least squares with Huber weights
+ * (scale from the MAD of the residuals), so that an outlying anchor run
+ * moves neither mean. Columns: 0 mu_good, 1 mu_bad, then one offset per
+ * host but the reference (hosts[0]), then the slope when fitted.
+ */
+struct fit {
+	size_t p, n;
+	int nhost;
+	int hosts[FIT_MAXHOST];
+	bool slope;
+	double slope_k; /* how much of the fitted slope is used (1) */
+	double ridge; /* prior precision of the slope, in 1/sigma^2 */
+	bool plain; /* least squares, no Huber weights */
+	double tbar;
+	double beta[FIT_MAXP];
+	double cov[FIT_MAXP][FIT_MAXP]; /* (X'WX)^-1 */
+	double rss, df;
+};
+
+static size_t fit_row(const struct fit *f, const struct obs *o, double *x)
+{
+	int k;
+
+	memset(x, 0, f->p * sizeof(*x));
+	x[o->g] = 1;
+	for (k = 1; k < f->nhost; k++)
+		if (f->hosts[k] == o->host)
+			x[1 + k] = 1;
+	if (f->slope)
+		x[f->p - 1] = o->t - f->tbar;
+	return f->p;
+}
+
+/* Invert the p x p matrix m in place (Gauss-Jordan, partial pivoting). */
+static int invert(double m[FIT_MAXP][FIT_MAXP], size_t p)
+{
+	double a[FIT_MAXP][2 * FIT_MAXP], scale = 0;
+	size_t i, j, k;
+
+	for (i = 0; i < p; i++) {
+		for (j = 0; j < p; j++) {
+			a[i][j] = m[i][j];
+			a[i][p + j] = i == j;
+			scale = RB_MAX(scale, fabs(m[i][j]));
+		}
+	}
+	for (i = 0; i < p; i++) {
+		size_t piv = i;
+		double d;
+
+		for (k = i + 1; k < p; k++)
+			if (fabs(a[k][i]) > fabs(a[piv][i]))
+				piv = k;
+		if (fabs(a[piv][i]) <= 1e-10 * (scale > 0 ? scale : 1))
+			return -1;
+		if (piv != i)
+			for (j = 0; j < 2 * p; j++) {
+				double t = a[i][j];
+
+				a[i][j] = a[piv][j];
+				a[piv][j] = t;
+			}
+		d = a[i][i];
+		for (j = 0; j < 2 * p; j++)
+			a[i][j] /= d;
+		for (k = 0; k < p; k++) {
+			double f = a[k][i];
+
+			if (k == i || f == 0)
+				continue;
+			for (j = 0; j < 2 * p; j++)
+				a[k][j] -= f * a[i][j];
+		}
+	}
+	for (i = 0; i < p; i++)
+		for (j = 0; j < p; j++)
+			m[i][j] = a[i][p + j];
+	return 0;
+}
+
+static int fit_solve(struct fit *f, const struct obs *o, const double *w)
+{
+	double m[FIT_MAXP][FIT_MAXP] = { { 0 } }, r[FIT_MAXP] = { 0 };
+	double x[FIT_MAXP];
+	size_t i, j, k;
+
+	for (i = 0; i < f->n; i++) {
+		fit_row(f, &o[i], x);
+		for (j = 0; j < f->p; j++) {
+			r[j] += w[i] * x[j] * o[i].y;
+			for (k = 0; k < f->p; k++)
+				m[j][k] += w[i] * x[j] * x[k];
+		}
+	}
+	if (f->slope && f->ridge > 0)
+		m[f->p - 1][f->p - 1] += f->ridge;
+	if (invert(m, f->p))
+		return -1;
+	for (j = 0; j < f->p; j++) {
+		f->beta[j] = 0;
+		for (k = 0; k < f->p; k++)
+			f->beta[j] += m[j][k] * r[k];
+	}
+	memcpy(f->cov, m, sizeof(m));
+	return 0;
+}
+
+static double fit_predict(const struct fit *f, const struct obs *o)
+{
+	double x[FIT_MAXP], y = 0;
+	size_t j;
+
+	fit_row(f, o, x);
+	for (j = 0; j < f->p; j++)
+		y += x[j] * f->beta[j];
+	return y;
+}
+
+static int fit_robust(struct fit *f, const struct obs *o)
+{
+	double *w = xmalloc(f->n * sizeof(*w)),
+	       *ar = xmalloc(f->n * sizeof(*ar));
+	double prev[FIT_MAXP];
+	size_t i, it;
+	int ret = 0;
+
+	for (i = 0; i < f->n; i++)
+		w[i] = 1;
+	for (it = 0; it < (f->plain ? 1 : 50); it++) {
+		double s, change = 0, size = 0;
+
+		memcpy(prev, f->beta, sizeof(prev));
+		if (fit_solve(f, o, w)) {
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < f->p && it; i++) {
+			change = RB_MAX(change, fabs(f->beta[i] - prev[i]));
+			size = RB_MAX(size, fabs(f->beta[i]));
+		}
+		if (it && change <= 1e-12 * (size > 0 ? size : 1))
+			break;
+		for (i = 0; i < f->n; i++)
+			ar[i] = fabs(o[i].y - fit_predict(f, &o[i]));
+		qsort(ar, f->n, sizeof(*ar), stats_cmp_double);
+		s = 1.4826 * stats_sorted_quantile(ar, f->n, 0.5);
+		for (i = 0; i < f->n; i++) {
+			double r = fabs(o[i].y - fit_predict(f, &o[i]));
+
+			w[i] = r <= HUBER_K * s ? 1 : HUBER_K * s / r;
+			if (w[i] < 1e-3)
+				w[i] = 1e-3;
+		}
+	}
+	f->rss = 0;
+	for (i = 0; i < f->n && !ret; i++) {
+		double r = o[i].y - fit_predict(f, &o[i]);
+
+		f->rss += r * r;
+	}
+	f->df = (double)f->n - (double)f->p;
+	free(w);
+	free(ar);
+	return ret;
+}
+
+/* L' cov L */
+static double quad(const struct fit *f, const double *L)
+{
+	double q = 0;
+	size_t i, j;
+
+	for (i = 0; i < f->p; i++)
+		for (j = 0; j < f->p; j++)
+			q += L[i] * f->cov[i][j] * L[j];
+	return q;
+}
+
+static int host_index(const struct fit *f, int host)
+{
+	int k;
+
+	for (k = 0; k < f->nhost; k++)
+		if (f->hosts[k] == host)
+			return k;
+	return -1;
+}
+
+static size_t collect_anchors(struct obs **out, const struct stats_set *good,
+			      const struct stats_set *bad)
+{
+	size_t n = good->nr + bad->nr, i, k = 0;
+	struct obs *o = xmalloc((n ? n : 1) * sizeof(*o));
+
+	for (i = 0; i < good->nr; i++, k++)
+		o[k] = (struct obs){ good->v[i], good->when ? good->when[i] : 0,
+				     0, good->host ? good->host[i] : 0 };
+	for (i = 0; i < bad->nr; i++, k++)
+		o[k] = (struct obs){ bad->v[i], bad->when ? bad->when[i] : 0, 1,
+				     bad->host ? bad->host[i] : 0 };
+	*out = o;
+	return n;
+}
+
+/*
+ * Fit the anchors. The reference host is the one with the most anchor
+ * runs. The trend term: never (DRIFT_OFF or no times), always (DRIFT_ON,
+ * when it is estimable), or AUTO: the posterior under a normal prior
+ * N(0, tau^2) on the slope, tau^2 = max(drift_sd^2 s^2, b^2 - 4 se^2)
+ * (a ridge of s^2 / tau^2; with no drift_sd, a shrinkage by
+ * (t^2 - 4) / (t^2 - 3) for |t| > 2, and no slope below).
+ *
+ * Why a prior: James-Stein shrinkage alone (k = 1 - 1/t^2, the rule
+ * before) left a real drift that the few anchors could not show (|t| ~ 1)
+ * out of the model and out of its variance, and the simulated 2-sd
+ * bisections with drift went wrong 1-2% of the time; the unshrunk slope
+ * (DRIFT_ON) costs 30-40% more runs everywhere, because its variance far
+ * from the anchors' times asks for anchor runs even when nothing drifts.
+ * The prior states how much drift the policy expects: stale anchors are
+ * then worth what that drift allows, and a clear slope still goes through.
+ */
+static int fit_anchors(struct fit *f, const struct stats_policy *pol,
+		       const struct obs *o, size_t n, bool plain)
+{
+	int counts[FIT_MAXHOST] = { 0 };
+	double tmin = 0, tmax = 0, tsum = 0;
+	size_t i;
+	int k, best = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->plain = plain;
+	f->n = n;
+	for (i = 0; i < n; i++) {
+		k = host_index(f, o[i].host);
+		if (k < 0) {
+			if (f->nhost == FIT_MAXHOST)
+				return rb_error("more than %d test hosts in "
+						"one bisection",
+						FIT_MAXHOST);
+			k = f->nhost++;
+			f->hosts[k] = o[i].host;
+		}
+		counts[k]++;
+		tsum += o[i].t;
+		if (!i || o[i].t < tmin)
+			tmin = o[i].t;
+		if (!i || o[i].t > tmax)
+			tmax = o[i].t;
+	}
+	for (k = 1; k < f->nhost; k++)
+		if (counts[k] > counts[best])
+			best = k;
+	if (best) {
+		int t = f->hosts[0];
+
+		f->hosts[0] = f->hosts[best];
+		f->hosts[best] = t;
+	}
+	f->tbar = n ? tsum / (double)n : 0;
+	f->p = 2 + (size_t)(f->nhost - 1);
+	f->slope = pol->drift != STATS_DRIFT_OFF && tmax > tmin;
+	f->slope_k = 1;
+	if (f->slope) {
+		f->p++;
+		if (f->n <= f->p || fit_robust(f, o)) {
+			f->slope = false;
+		} else if (pol->drift == STATS_DRIFT_AUTO) {
+			double s2 = f->rss / f->df, rho = policy_drift_sd(pol);
+			double b = f->beta[f->p - 1];
+			double se2 = s2 * f->cov[f->p - 1][f->p - 1];
+			double tau2 = RB_MAX(rho * rho * s2, b * b - 4 * se2);
+			double vflat = f->cov[f->p - 1][f->p - 1];
+
+			/* the posterior under N(0, tau2): a ridge of s2/tau2 */
+			if (!(tau2 > 0) || !(se2 > 0)) {
+				f->slope = false;
+			} else if (f->ridge = s2 / tau2, fit_robust(f, o)) {
+				f->slope = false;
+			} else {
+				/* the slope uses vpost/vflat of a degree of
+				 * freedom (the trace of the ridge's hat) */
+				f->df += 1 - f->cov[f->p - 1][f->p - 1] / vflat;
+			}
+		}
+		if (!f->slope)
+			f->p--;
+	}
+	if (f->slope)
+		return 0;
+	if (f->n <= f->p)
+		return rb_error("the anchors need more runs: %zu runs for %zu "
+				"parameters",
+				f->n, f->p);
+	if (fit_robust(f, o))
+		return rb_error("the anchors' runs cannot separate the hosts' "
+				"offsets");
+	return 0;
+}
+
+/*
+ * The test uses an estimate of w: with w_hat = w (1 + e), e ~ N(0, r^2),
+ * its error is about alpha^(w / w_used) (the drift of the evidence scales
+ * with w, its boundary-crossing exponent with w / w_used). Averaged over
+ * e that is alpha exp(-z r L + r^2 L^2 / 2) for w_used = w_hat - z se,
+ * L = -log alpha ~ A: z = r L / 2 keeps it at alpha. So
+ *
+ *   w_used = w_hat - A se^2 / (2 w_hat)     (at least w_hat / 2)
+ */
+static double shrink_w(double w, double var_w, double A)
+{
+	if (!(w > 0) || !(var_w > 0))
+		return w;
+	return RB_MAX(w - A * var_w / (2 * w), w / 2);
+}
+
+struct step_ctx {
+	double T, o, dg, db, w, w_eff, vw, sigma2, v, df, A, scale, c;
+	double L_T[FIT_MAXP];
+};
+
+static int step_threshold(const struct stats_policy *p, const struct fit *f,
+			  struct step_ctx *c, struct sbuf *why)
+{
+	double mg = f->beta[0], mb = f->beta[1], Lw[FIT_MAXP] = { 0 };
+	double bad_dir;
+	size_t j;
+
+	if (mb == mg)
+		return rb_error("the anchors have the same mean (%g)", mg);
+	c->o = mb > mg ? 1 : -1;
+	memset(c->L_T, 0, sizeof(c->L_T));
+	switch (p->threshold_kind) {
+	case STATS_THRESHOLD_VALUE:
+		c->T = p->threshold;
+		break;
+	case STATS_THRESHOLD_PCT:
+		bad_dir = p->direction ? -p->direction : c->o;
+		c->T = mg * (1 + bad_dir * fabs(p->threshold) / 100);
+		c->L_T[0] = 1 + bad_dir * fabs(p->threshold) / 100;
+		break;
+	case STATS_THRESHOLD_MIDPOINT:
+	default:
+		c->T = (mg + mb) / 2;
+		c->L_T[0] = c->L_T[1] = 0.5;
+		break;
+	}
+	c->dg = c->o * (c->T - mg);
+	c->db = c->o * (mb - c->T);
+	if (c->dg <= 0 || c->db <= 0)
+		return rb_error("threshold %g is not between the anchors' "
+				"means %g (good) and %g (bad)",
+				c->T, mg, mb);
+	for (j = 0; j < f->p; j++)
+		Lw[j] = c->dg <= c->db ? c->o * (c->L_T[j] - (j == 0)) :
+					 c->o * ((j == 1) - c->L_T[j]);
+	c->w = RB_MIN(c->dg, c->db);
+	c->w_eff = c->w;
+	(void)why;
+	c->vw = c->sigma2 * quad(f, Lw);
+	if (c->sigma2 > 0)
+		c->w_eff = shrink_w(c->w, c->vw, c->A);
+	return 0;
+}
+
+/* anchors may be re-measured during the steps up to this many runs */
+#define STEP_ANCHOR_CAP(p) (4 * (size_t)(p)->anchor_max_runs)
+
+/*
+ * Where should the next runs go? The candidate is held against a
+ * threshold estimated from the anchors, so its evidence is limited by
+ * var(mean - T) = sigma^2 / n + v. One more candidate run removes about
+ * sigma^2 / (n (n + 1)) of it; one more run of each anchor (two runs)
+ * removes about v / (na + 1). Measure the anchors when that is the better
+ * buy per run.
+ */
+static bool anchors_pay(double v, double sigma2, size_t n, size_t na)
+{
+	double cand = sigma2 / ((double)n * ((double)n + 1));
+	double anch = v / ((double)na + 1) / 2;
+
+	return anch > cand;
+}
+
+static double clamp(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/*
+ * The evidence of n adjusted runs for a stricter bound A0: w' shrunk for
+ * A0, each run clipped at c (Huber) and never above cap.
+ */
+static double evidence(const struct step_ctx *c, const struct stats_policy *p,
+		       const double *adj, size_t n, double A0, double cap,
+		       bool zero)
+{
+	double w_eff = c->w_eff, scale, clip, S = 0,
+	       var = c->sigma2 + (double)n * c->v;
+	size_t i;
+
+	if (zero) {
+		for (i = 0; i < n; i++) {
+			double d = c->o * (adj[i] - c->T);
+
+			S += d > 0 ? cap : d < 0 ? -cap : 0;
+		}
+		return S;
+	}
+	if (c->sigma2 > 0)
+		w_eff = shrink_w(c->w, c->vw, A0);
+	scale = 2 * w_eff / var;
+	clip = RB_MIN(
+		scale * (RB_MAX(c->dg, c->db) + p->clip_sd * sqrt(c->sigma2)),
+		cap);
+	for (i = 0; i < n; i++)
+		S += clamp(scale * c->o * (adj[i] - c->T), -clip, clip);
+	return S;
+}
+
+static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
+		     size_t n)
+{
+	if (!why)
+		return;
+	sbuf_addf(why, "%s %.6g", what, mean);
+	if (mean != 0 && n > 1 && sd > 0)
+		sbuf_addf(why, " +-%.2g%%", 100 * sd / fabs(mean));
+	sbuf_addf(why, " (%zu run%s)", n, n == 1 ? "" : "s");
+}
+
+/*
+ * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
+ * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
+ * confirm_alpha from one run on, the other at the step alpha).
+ */
+static int decide(const struct stats_policy *p, const struct stats_set *good,
+		  const struct stats_set *bad, const struct stats_set *cand,
+		  enum stats_verdict expect, struct stats_step *out,
+		  struct sbuf *why)
+{
+	struct step_ctx c;
+	struct fit *f;
+	struct obs *o = NULL;
+	size_t n = cand->nr, i, na;
+	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean = 0, ss = 0, S = 0;
+	double alpha = stats_policy_step_alpha(p), tiny, cand_t = -INFINITY;
+	double scale_abs, A_bad, A_good;
+	unsigned min_bad = p->min_runs, min_good = p->min_runs;
+	int ret = -1, need_host = -1, cand_host = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	out->anchor_host = -1;
+	out->lean = STATS_GOOD;
+	if (good->nr < 2 || bad->nr < 2)
+		return rb_error("the anchors need 2 runs each, got %zu (good) "
+				"and %zu (bad)",
+				good->nr, bad->nr);
+	f = xmalloc(sizeof(*f));
+	na = collect_anchors(&o, good, bad);
+	if (fit_anchors(f, p, o, na, false))
+		goto done;
+
+	/* the candidate's runs, adjusted to the reference host and tbar */
+	adj = xmalloc((n ? n : 1) * sizeof(*adj));
+	for (i = 0; i < n; i++) {
+		int h = cand->host ? cand->host[i] : 0, k = host_index(f, h);
+		double t = cand->when ? cand->when[i] : 0;
+
+		if (k < 0) {
+			need_host = h;
+			continue;
+		}
+		if (t >= cand_t) {
+			cand_t = t;
+			cand_host = h;
+		}
+		adj[i] = cand->v[i];
+		if (k > 0) {
+			adj[i] -= f->beta[1 + k];
+			Lc[1 + k] += 1.0 / (double)n;
+		}
+		if (f->slope) {
+			adj[i] -=
+				f->slope_k * f->beta[f->p - 1] * (t - f->tbar);
+			Lc[f->p - 1] += f->slope_k * (t - f->tbar) / (double)n;
+		}
+		mean += adj[i];
+	}
+	out->good_mean = f->beta[0];
+	out->bad_mean = f->beta[1];
+	out->runs = n;
+	out->trend = f->slope ? f->slope_k * f->beta[f->p - 1] : 0;
+	out->hosts = f->nhost;
+	if (need_host >= 0) {
+		/* a host's offset needs anchor runs on that host */
+		out->verdict = STATS_NEED_MORE;
+		out->more_anchor_runs = 1;
+		out->anchor_host = need_host;
+		if (why)
+			sbuf_addf(why,
+				  "need anchor runs on host %d before its "
+				  "candidate runs count",
+				  need_host);
+		ret = 0;
+		goto done;
+	}
+	if (n)
+		mean /= (double)n;
+	for (i = 0; i < n; i++)
+		ss += (adj[i] - mean) * (adj[i] - mean);
+	c.df = f->df + (n > 1 ? (double)n - 1 : 0) + p->noise.df;
+	c.sigma2 = c.df > 0 ? (f->rss + ss + p->noise.ss) / c.df : 0;
+	c.A = sprt_bound(alpha, c.df);
+	if (step_threshold(p, f, &c, why))
+		goto done;
+	for (i = 0; i < f->p; i++)
+		Lc[i] += c.L_T[i];
+	c.v = c.sigma2 * quad(f, Lc);
+	out->threshold = c.T;
+	out->noise_sd = sqrt(c.sigma2);
+	out->cand_mean = mean;
+
+	scale_abs = RB_MAX(fabs(out->good_mean), fabs(out->bad_mean));
+	tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
+	/* the confirmation: the expected side needs confirm_alpha only */
+	A_bad = A_good = c.A;
+	if (expect == STATS_GOOD || expect == STATS_BAD) {
+		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c.df), c.A);
+
+		if (expect == STATS_GOOD) {
+			A_good = Ac;
+			min_good = 1;
+		} else {
+			A_bad = Ac;
+			min_bad = 1;
+		}
+	}
+	if (c.sigma2 + (double)n * c.v <= tiny * tiny) {
+		/* zero variance: each run counts fully, min_runs decide */
+		c.scale = INFINITY;
+		c.c = c.A;
+	} else {
+		double theta;
+
+		c.scale = 2 * c.w_eff / (c.sigma2 + (double)n * c.v);
+		/* the evidence per run has sd theta */
+		theta = c.scale * sqrt(c.sigma2 + (double)n * c.v);
+		c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
+		A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
+		A_good = RB_MAX(A_good - SIEGMUND_RHO * theta, A_good / 2);
+		c.c = RB_MIN(c.scale * (RB_MAX(c.dg, c.db) +
+					p->clip_sd * sqrt(c.sigma2)),
+			     c.A);
+	}
+	out->bound = c.A;
+	for (i = 0; i < n; i++) {
+		double d = c.o * (adj[i] - c.T), l;
+
+		if (isinf(c.scale))
+			l = d > 0 ? c.c : d < 0 ? -c.c : 0;
+		else
+			l = clamp(c.scale * d, -c.c, c.c);
+		S += l;
+	}
+	out->llr = S;
+	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
+
+	if (n >= min_bad && S >= A_bad) {
+		out->verdict = STATS_BAD;
+	} else if (n >= min_good && S <= -A_good) {
+		out->verdict = STATS_GOOD;
+	} else if (n >= p->max_runs) {
+		out->verdict = STATS_WEAK;
+	} else {
+		/* Wald's estimate of the runs still needed */
+		double m, reach;
+		unsigned more;
+
+		out->verdict = STATS_NEED_MORE;
+		if (isinf(c.scale)) {
+			more = 1;
+		} else {
+			double sc = 2 * c.w_eff /
+				    (c.sigma2 + (double)p->max_runs * c.v);
+
+			m = c.scale * c.w;
+			reach = (double)p->max_runs * sc * c.w;
+			/*
+			 * Once the candidate has its minimum runs, the
+			 * anchors get one more run each when that buys
+			 * more than a candidate run, or when even the
+			 * cap of candidate runs could not decide against
+			 * anchors this uncertain.
+			 */
+			if (c.v > 0 && n >= p->min_runs &&
+			    RB_MIN(good->nr, bad->nr) < STEP_ANCHOR_CAP(p) &&
+			    (anchors_pay(c.v, c.sigma2, n,
+					 RB_MIN(good->nr, bad->nr)) ||
+			     reach < c.A)) {
+				out->more_anchor_runs = 1;
+				out->anchor_host = cand_host;
+			}
+			more = (unsigned)clamp(
+				ceil(((S > 0 ? A_bad : A_good) - fabs(S)) / m),
+				1, (double)(p->max_runs - n));
+		}
+		if (n + more < RB_MIN(min_bad, min_good))
+			more = RB_MIN(min_bad, min_good) - (unsigned)n;
+		out->more_runs = more;
+	}
+	/*
+	 * Evidence enough for alpha x confirm_alpha too (Ville: a likelihood
+	 * ratio ever reaches 1/x under the other hypothesis with chance at
+	 * most x): the verdict is as sure as a confirmed one. Each run counts
+	 * up to half that bound (it takes two runs far beyond the
+	 * threshold), the bound is not lowered for the overshoot.
+	 */
+	if (expect == STATS_NEED_MORE &&
+	    (out->verdict == STATS_GOOD || out->verdict == STATS_BAD)) {
+		double A2 = sprt_bound(alpha * p->confirm_alpha, c.df);
+		double S2 = evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
+
+		out->sure = out->verdict == STATS_BAD ? S2 >= A2 : S2 <= -A2;
+	}
+	/*
+	 * Stale anchors: when the evidence is not decisive yet, fresh anchor
+	 * runs come before more candidate runs (a decisive verdict does not
+	 * wait: drift small against the anchors' gap cannot flip it).
+	 */
+	if (out->verdict == STATS_NEED_MORE && p->anchor_refresh > 0 && n &&
+	    cand->when && fabs(S) < c.A) {
+		double tg = -INFINITY, tb = -INFINITY, age = p->anchor_refresh;
+
+		for (i = 0; i < good->nr; i++)
+			if ((good->host ? good->host[i] : 0) == cand_host)
+				tg = RB_MAX(tg, good->when ? good->when[i] : 0);
+		for (i = 0; i < bad->nr; i++)
+			if ((bad->host ? bad->host[i] : 0) == cand_host)
+				tb = RB_MAX(tb, bad->when ? bad->when[i] : 0);
+		if (c.sigma2 > 0)
+			age *= RB_MAX(1.0, c.w / sqrt(c.sigma2));
+		if (cand_t - RB_MIN(tg, tb) > age) {
+			out->more_anchor_runs = 1;
+			out->anchor_host = cand_host;
+		}
+	}
+
+	if (why) {
+		sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
+		why_runs(why, "candidate", mean, sqrt(c.sigma2), n);
+		sbuf_addf(why, " vs threshold %.6g (", c.T);
+		why_runs(why, "good", out->good_mean, 0, good->nr);
+		sbuf_addf(why, ", ");
+		why_runs(why, "bad", out->bad_mean, 0, bad->nr);
+		sbuf_addf(why, "), noise %.3g", sqrt(c.sigma2));
+		if (out->trend)
+			sbuf_addf(why, ", drift %.3g", out->trend);
+		if (out->hosts > 1)
+			sbuf_addf(why, ", %d hosts", out->hosts);
+		sbuf_addf(why, ", evidence %+.2f of +-%.2f", S, c.A);
+		if (out->verdict == STATS_WEAK)
+			sbuf_addf(why, ", leaning %s after the cap of %u runs",
+				  stats_verdict_name(out->lean), p->max_runs);
+		else if (out->more_anchor_runs)
+			sbuf_addf(why, ", needs %u more run%s of each anchor",
+				  out->more_anchor_runs,
+				  out->more_anchor_runs == 1 ? "" : "s");
+		else if (out->verdict == STATS_NEED_MORE)
+			sbuf_addf(why, ", needs ~%u more run%s", out->more_runs,
+				  out->more_runs == 1 ? "" : "s");
+	}
+	ret = 0;
+done:
+	free(adj);
+	free(o);
+	free(f);
+	return ret;
+}
+
+int stats_step_verdict(const struct stats_policy *p,
+		       const struct stats_set *good,
+		       const struct stats_set *bad,
+		       const struct stats_set *cand, struct stats_step *out,
+		       struct sbuf *why)
+{
+	return decide(p, good, bad, cand, STATS_NEED_MORE, out, why);
+}
+
+int stats_confirm_verdict(const struct stats_policy *p,
+			  const struct stats_set *good,
+			  const struct stats_set *bad,
+			  const struct stats_set *cand,
+			  enum stats_verdict expect, struct stats_step *out,
+			  struct sbuf *why)
+{
+	if (expect != STATS_GOOD && expect != STATS_BAD)
+		return rb_error("a confirmation expects good or bad, not %s",
+				stats_verdict_name(expect));
+	return decide(p, good, bad, cand, expect, out, why);
+}
+
+double stats_runs_needed(const struct stats_policy *p, double effect,
+			 size_t n_anchor, double *worst)
+{
+	double alpha = stats_policy_step_alpha(p), w = fabs(effect) / 2;
+	double na = (double)(n_anchor < 2 ? 2 : n_anchor);
+	double vT = 1 / (2 * na), w_eff, N = 0, A = 0;
+	double lo = p->min_runs ? p->min_runs : 1, hi = p->max_runs;
+	int it;
+
+	if (worst)
+		*worst = hi;
+	if (!(effect != 0))
+		return hi;
+	if (isinf(effect)) {
+		if (worst)
+			*worst = lo;
+		return lo;
+	}
+	N = lo;
+	for (it = 0; it < 50; it++) {
+		double den, s2;
+
+		A = sprt_bound(alpha, 2 * na - 2 + N - 1);
+		w_eff = shrink_w(w, vT, A);
+		s2 = 1 + N * vT;
+		A = RB_MAX(A - SIEGMUND_RHO * 2 * w_eff / sqrt(s2), A / 2);
+		den = 2 * w_eff * w - A * vT;
+		if (den <= 0)
+			return hi;
+		N = RB_MAX(A / den, lo);
+	}
+	if (worst) {
+		double s2 = 1 + N * vT, sc = 2 * w_eff / s2;
+		double m = sc * w, var = sc * sc * s2;
+
+		*worst =
+			clamp(N + 1.2816 * sqrt(A * var / (m * m * m)), lo, hi);
+	}
+	return clamp(N, lo, hi);
+}
+
+/*
+ * Futility: even an optimistic change, the measured one plus 2.5 standard
+ * errors (in the bad direction, in noise sd), would need more than
+ * max_runs runs per step with anchors measured to their cap: a bisection
+ * could not decide its steps, so the endpoint check stops early (this
+ * only ever lowers the false-report rate; a real change of 2 sd passes it
+ * with probability > 0.999 in the simulations). Not before the noise has
+ * FUTILITY_DF degrees of freedom: 3 runs of a bimodal metric can all fall
+ * in one mode, and their tiny spread made a real 2-sd change of the
+ * simulations look hopeless 0.4% of the time.
+ */
+#define FUTILITY_DF 10
+
+static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
+		      size_t ng, size_t nb)
+{
+	double se = sqrt(1 / (double)ng + 1 / (double)nb), upper;
+
+	if (!(sd > 0))
+		return false;
+	upper = bad_diff / sd + 2.5 * se;
+	if (upper <= 0)
+		return true;
+	/* with the anchors measured up to their cap */
+	return stats_runs_needed(p, upper,
+				 RB_MAX(RB_MIN(ng, nb), p->anchor_max_runs),
+				 NULL) >= (double)p->max_runs;
+}
+
+/*
+ * Anchors measured on several hosts: their difference within hosts, from
+ * the anchors' least-squares fit with host offsets (no trend: the anchors
+ * alternate; no Huber weights: the test is Welch's otherwise),
+ * so that the hosts' offsets do not count as noise. The t test of bad -
+ * good on the fit's residual degrees of freedom, in both directions;
+ * *diff and *sd the fitted difference and noise. False (nothing set) with
+ * one host, or when the fit fails.
+ */
+static bool anchors_by_host(const struct stats_policy *p,
+			    const struct stats_set *good,
+			    const struct stats_set *bad, enum stats_alt alt,
+			    struct stats_test *t, struct stats_test *tother,
+			    double *diff, double *sd)
+{
+	struct stats_policy flat = *p;
+	struct fit *f;
+	struct obs *o;
+	size_t n = collect_anchors(&o, good, bad), i;
+	bool several = false, ok = false;
+	double s2, var;
+
+	for (i = 1; i < n && !several; i++)
+		several = o[i].host != o[0].host;
+	if (!several)
+		goto out;
+	f = xmalloc(sizeof(*f));
+	flat.drift = STATS_DRIFT_OFF;
+	if (fit_anchors(f, &flat, o, n, true) || !(f->df > 0)) {
+		rb_error_clear();
+		free(f);
+		goto out;
+	}
+	s2 = f->rss / f->df;
+	var = s2 * (f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1]);
+	*diff = f->beta[1] - f->beta[0];
+	*sd = sqrt(s2);
+	memset(t, 0, sizeof(*t));
+	t->df = f->df;
+	t->stat = var > 0   ? *diff / sqrt(var) :
+		  *diff > 0 ? INFINITY :
+		  *diff < 0 ? -INFINITY :
+			      0;
+	*tother = *t;
+	t->p = stats_sided_p(t->stat, t->df, alt);
+	tother->p = stats_sided_p(
+		t->stat, t->df, alt == STATS_LESS ? STATS_GREATER : STATS_LESS);
+	free(f);
+	ok = true;
+out:
+	free(o);
+	return ok;
+}
+
+int stats_power_check(const struct stats_policy *p,
+		      const struct stats_set *good, const struct stats_set *bad,
+		      struct stats_power *out, struct sbuf *why)
+{
+	unsigned looks[RB_ARRAY_SIZE(anchor_looks) + 2];
+	size_t nlooks = policy_looks(p, looks), n;
+	struct stats_summary sg, sb;
+	struct stats_test t, tother;
+	enum stats_alt alt, other;
+	double diff, pooled, bad_dir, T = 0;
+	bool beyond = true, short_of = false, last, zero;
+	unsigned look;
+	const char *reason = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (good->nr < 2 || bad->nr < 2)
+		return rb_error("the endpoint check needs 2 runs of each "
+				"anchor, got %zu (good) and %zu (bad)",
+				good->nr, bad->nr);
+	n = RB_MIN(good->nr, bad->nr);
+	stats_summarize(&sg, good->v, good->nr);
+	stats_summarize(&sb, bad->v, bad->nr);
+	diff = sb.mean - sg.mean;
+	out->good_mean = sg.mean;
+	out->bad_mean = sb.mean;
+	out->change_pct = stats_pct_change(sg.mean, sb.mean);
+	out->direction = p->direction ? p->direction : diff > 0 ? -1 : 1;
+	bad_dir = -out->direction;
+	pooled = sqrt((sg.stddev * sg.stddev * (double)(good->nr - 1) +
+		       sb.stddev * sb.stddev * (double)(bad->nr - 1)) /
+		      (double)(good->nr + bad->nr - 2));
+	out->noise_sd = pooled;
+	out->effect = pooled > 0 ? fabs(diff) / pooled :
+		      diff != 0	 ? INFINITY :
+				   0;
+	out->alpha = p->endpoint_alpha / (double)nlooks;
+	/*
+	 * A look is when the anchors have 2 x look runs together: the
+	 * session asks after every run, and each look must be tested once
+	 * (the alpha is split over the looks), on one host or many.
+	 */
+	look = stats_anchor_look(p, (good->nr + bad->nr + 1) / 2);
+	last = !look || n >= looks[nlooks - 1];
+	if (!last && (n < p->anchor_min_runs ||
+		      (look && good->nr + bad->nr != 2 * (size_t)look))) {
+		out->verdict = STATS_ENDPOINT_NEED_MORE;
+		out->more_anchor_runs =
+			n < p->anchor_min_runs ?
+				p->anchor_min_runs - (unsigned)n :
+				(unsigned)((2 * look - good->nr - bad->nr + 1) /
+					   2);
+		if (why)
+			sbuf_addf(why, "measure each anchor %u more time%s",
+				  out->more_anchor_runs,
+				  out->more_anchor_runs == 1 ? "" : "s");
+		return 0;
+	}
+	if (p->threshold_kind == STATS_THRESHOLD_VALUE)
+		T = p->threshold;
+	else if (p->threshold_kind == STATS_THRESHOLD_PCT)
+		T = sg.mean * (1 + bad_dir * fabs(p->threshold) / 100);
+	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT) {
+		double se = sqrt(sb.stddev * sb.stddev / (double)bad->nr +
+				 sg.stddev * sg.stddev / (double)good->nr);
+
+		beyond = bad_dir * (sb.mean - T) > 0;
+		if (se > 0)
+			short_of = bad_dir * (sb.mean - T) / se <
+				   -stats_t_quantile(1 - out->alpha,
+						     (double)(n * 2 - 2));
+		else
+			short_of = !beyond;
+	}
+	alt = p->direction > 0 ? STATS_LESS :
+	      p->direction < 0 ? STATS_GREATER :
+				 STATS_TWO_SIDED;
+	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
+	zero = sg.stddev == 0 && sb.stddev == 0;
+	if (anchors_by_host(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
+		out->noise_sd = pooled;
+		out->effect = pooled > 0 ? fabs(diff) / pooled :
+			      diff != 0	 ? INFINITY :
+					   0;
+	} else {
+		stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
+		stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+	}
+	out->p = t.p;
+	if (zero && n < p->anchor_min_runs) {
+		out->verdict = STATS_ENDPOINT_NEED_MORE;
+		out->more_anchor_runs = p->anchor_min_runs - (unsigned)n;
+		return 0;
+	}
+	if (t.p <= out->alpha && beyond) {
+		out->verdict = STATS_REPRODUCED;
+	} else if (p->direction && tother.p <= out->alpha && diff != 0) {
+		out->verdict = STATS_NOT_REPRODUCED;
+		reason = "the bad commit is better";
+	} else if (short_of) {
+		out->verdict = STATS_NOT_REPRODUCED;
+		reason = "the change does not reach the threshold";
+	} else if (!zero && good->nr + bad->nr >= FUTILITY_DF + 2 &&
+		   too_small(p, bad_dir * diff, pooled, good->nr, bad->nr)) {
+		out->verdict = STATS_NOT_REPRODUCED;
+		reason = "too small to bisect";
+	} else if (zero || last) {
+		out->verdict = STATS_NOT_REPRODUCED;
+		reason = zero ? "no difference in constant results" :
+				"no significant difference";
+	} else {
+		look = stats_anchor_look(p, n + 1);
+		out->verdict = STATS_ENDPOINT_NEED_MORE;
+		out->more_anchor_runs = look ? look - (unsigned)n : 1;
+	}
+	out->runs_per_step =
+		stats_runs_needed(p, out->effect, n, &out->runs_per_step_worst);
+	out->runs_total = out->runs_per_step * (double)p->expected_steps;
+	if (!why)
+		return 0;
+	switch (out->verdict) {
+	case STATS_REPRODUCED:
+		sbuf_addstr(why, "reproduced: ");
+		break;
+	case STATS_NOT_REPRODUCED:
+		sbuf_addstr(why, "not reproduced: ");
+		break;
+	default:
+		sbuf_addstr(why, "undecided: ");
+		break;
+	}
+	why_runs(why, "good", sg.mean, sg.stddev_pop, good->nr);
+	sbuf_addstr(why, ", ");
+	why_runs(why, "bad", sb.mean, sb.stddev_pop, bad->nr);
+	sbuf_addf(why, ": %+.1f%%, p=%.2g needs <=%.2g", out->change_pct,
+		  out->p, out->alpha);
+	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT)
+		sbuf_addf(why, ", threshold %.6g", T);
+	if (reason)
+		sbuf_addf(why, " (%s)", reason);
+	if (out->verdict == STATS_REPRODUCED)
+		sbuf_addf(why,
+			  "; change of %.3g noise sd: ~%.1f runs per step "
+			  "(90%%: %.0f), ~%.0f runs for %u steps",
+			  out->effect, out->runs_per_step,
+			  out->runs_per_step_worst, out->runs_total,
+			  p->expected_steps);
+	else if (out->verdict == STATS_ENDPOINT_NEED_MORE)
+		sbuf_addf(why, "; measure each anchor %u more time%s",
+			  out->more_anchor_runs,
+			  out->more_anchor_runs == 1 ? "" : "s");
+	return 0;
+}
