@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mail-header.h"
 #include "sbuf.h"
 #include "svec.h"
 
@@ -30,18 +31,6 @@
  * octets: a longer line of ours is broken at a space, a longer line of
  * the pre-rendered table is an error (the table is never broken).
  */
-
-#define RB_MAIL_LINE_MAX 998 /* octets per line without CRLF, RFC 5322 */
-#define RB_MAIL_FOLD_COLS 78 /* where headers fold */
-#define RB_MAIL_ADDR_MAX 254 /* octets of an addr-spec, RFC 5321 */
-/* the longest word a header carries as it is (lines stay under 998) */
-#define RB_MAIL_WORD_MAX 900
-
-/* One mailbox: name may be NULL or "" (the bare address is written). */
-struct rb_mail_addr {
-	const char *name;
-	const char *email;
-};
 
 /* One job parameter, printed as "\t<key>: <value>" in job order. */
 struct rb_report_param {
@@ -164,65 +153,5 @@ int rb_report_subject(struct sbuf *out, const struct rb_report *r);
  * is appended when the subject has no ':'.
  */
 void rb_report_subsystem(struct sbuf *out, const char *subject);
-
-/*
- * A Message-ID "<YYYYMMDDHHMM.<8hex>-robot@<domain>>": the local time of
- * `when` (at tz_minutes) and `rnd` as 8 hex digits; the caller makes the
- * pair unique (a random rnd per mail). 0, or -1 for an invalid domain.
- */
-int rb_report_message_id(struct sbuf *out, int64_t when, int tz_minutes,
-			 uint32_t rnd, const char *domain);
-
-/* An RFC 5322 date "Tue, 10 Jun 2025 22:38:45 +0800". 0 or -1. */
-int rb_mail_date(struct sbuf *out, int64_t when, int tz_minutes);
-
-/*
- * Header primitives, exposed for the tests and for other mails.
- *
- * rb_mail_sanitize: s as one line of valid UTF-8 (see above), trimmed.
- * rb_mail_header_text: "Name: text\n", text sanitized, RFC 2047-encoded
- *   where needed (unstructured) and folded at 78 columns.
- * rb_mail_header_addrs: "Name: a, b\n" from mailboxes, names encoded as
- *   phrases (quoted when they hold specials), folded after commas.
- *   -1 for an invalid address.
- * rb_mail_check_address: 0 when email is a plain ASCII addr-spec we are
- *   willing to put in a header and in an SMTP envelope, else -1 + error.
- */
-void rb_mail_sanitize(struct sbuf *out, const char *s);
-void rb_mail_header_text(struct sbuf *out, const char *name, const char *text);
-int rb_mail_header_addrs(struct sbuf *out, const char *name,
-			 const struct rb_mail_addr *a, size_t n);
-int rb_mail_check_address(const char *email);
-
-/*
- * The SMTP side of a message: the envelope sender (the first From
- * address), the recipients (To, Cc and Bcc addresses, each once, in that
- * order) and the data to transmit (CRLF line ends, Bcc headers left
- * out, ending in CRLF). rb_mail_envelope() refuses NUL bytes, lines over
- * 998 octets, a missing From or no recipient; on failure env is left
- * released.
- */
-struct rb_envelope {
-	char *from;
-	struct svec rcpt;
-	struct sbuf data;
-};
-
-#define RB_ENVELOPE_INIT                             \
-	{                                            \
-		.rcpt = SVEC_INIT, .data = SBUF_INIT \
-	}
-
-int rb_mail_envelope(struct rb_envelope *env, const char *msg, size_t len);
-void rb_envelope_release(struct rb_envelope *env);
-
-/*
- * The value of the first header `name` (case-insensitive), unfolded, or
- * NULL. A new string.
- */
-char *rb_mail_header_get(const char *msg, size_t len, const char *name);
-
-/* Split an address-list header value into addr-specs. 0 or -1. */
-int rb_mail_parse_addresses(struct svec *out, const char *value);
 
 #endif
