@@ -593,6 +593,198 @@ static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 }
 
 /*
+ * The candidate's runs adjusted to the reference host and tbar into adj
+ * (Lc gets their contrast); the newest run's time and host. A run on a
+ * host the anchors have not seen sets *need_host. Returns their mean.
+ */
+static double adjust(const struct fit *f, const struct stats_set *cand,
+		     double *adj, double *Lc, double *cand_t, int *cand_host,
+		     int *need_host)
+{
+	size_t i, n = cand->nr;
+	double mean = 0;
+
+	for (i = 0; i < n; i++) {
+		int h = cand->host ? cand->host[i] : 0, k = host_index(f, h);
+		double t = cand->when ? cand->when[i] : 0;
+
+		if (k < 0) {
+			*need_host = h;
+			continue;
+		}
+		if (t >= *cand_t) {
+			*cand_t = t;
+			*cand_host = h;
+		}
+		adj[i] = cand->v[i];
+		if (k > 0) {
+			adj[i] -= f->beta[1 + k];
+			Lc[1 + k] += 1.0 / (double)n;
+		}
+		if (f->slope) {
+			adj[i] -=
+				f->slope_k * f->beta[f->p - 1] * (t - f->tbar);
+			Lc[f->p - 1] += f->slope_k * (t - f->tbar) / (double)n;
+		}
+		mean += adj[i];
+	}
+	return n ? mean / (double)n : mean;
+}
+
+/*
+ * Undecided: Wald's estimate of the runs still needed to reach the bound
+ * A (from evidence S), at least to the minimum runs min; anchor runs
+ * first when they buy more than candidate runs.
+ */
+static void more_runs(const struct stats_policy *p, const struct step_ctx *c,
+		      const struct stats_set *good, const struct stats_set *bad,
+		      size_t n, double A, double S, unsigned min, int cand_host,
+		      struct stats_step *out)
+{
+	unsigned more = 1;
+
+	if (!isinf(c->scale)) {
+		double sc =
+			2 * c->w_eff / (c->sigma2 + (double)p->max_runs * c->v);
+		double m = c->scale * c->w;
+		double reach = (double)p->max_runs * sc * c->w;
+
+		/*
+		 * Once the candidate has its minimum runs, the anchors get
+		 * one more run each when that buys more than a candidate
+		 * run, or when even the cap of candidate runs could not
+		 * decide against anchors this uncertain.
+		 */
+		if (c->v > 0 && n >= p->min_runs &&
+		    RB_MIN(good->nr, bad->nr) < STEP_ANCHOR_CAP(p) &&
+		    (anchors_pay(c->v, c->sigma2, n,
+				 RB_MIN(good->nr, bad->nr)) ||
+		     reach < c->A)) {
+			out->more_anchor_runs = 1;
+			out->anchor_host = cand_host;
+		}
+		more = (unsigned)clamp(ceil((A - fabs(S)) / m), 1,
+				       (double)(p->max_runs - n));
+	}
+	if (n + more < min)
+		more = min - (unsigned)n;
+	out->more_runs = more;
+}
+
+/*
+ * Stale anchors: when the evidence is not decisive yet, fresh anchor runs
+ * come before more candidate runs (a decisive verdict does not wait:
+ * drift small against the anchors' gap cannot flip it). Are the host's
+ * newest anchor runs older than the refresh age?
+ */
+static bool stale(const struct stats_policy *p, const struct step_ctx *c,
+		  const struct stats_set *good, const struct stats_set *bad,
+		  double cand_t, int cand_host)
+{
+	double tg = -INFINITY, tb = -INFINITY, age = p->anchor_refresh;
+	size_t i;
+
+	for (i = 0; i < good->nr; i++)
+		if ((good->host ? good->host[i] : 0) == cand_host)
+			tg = RB_MAX(tg, good->when ? good->when[i] : 0);
+	for (i = 0; i < bad->nr; i++)
+		if ((bad->host ? bad->host[i] : 0) == cand_host)
+			tb = RB_MAX(tb, bad->when ? bad->when[i] : 0);
+	if (c->sigma2 > 0)
+		age *= RB_MAX(1.0, c->w / sqrt(c->sigma2));
+	return cand_t - RB_MIN(tg, tb) > age;
+}
+
+/* The step's numbers in words. */
+static void step_why(struct sbuf *why, const struct stats_policy *p,
+		     const struct step_ctx *c, const struct stats_set *good,
+		     const struct stats_set *bad, const struct stats_step *out,
+		     double mean, size_t n, double S)
+{
+	sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
+	why_runs(why, "candidate", mean, sqrt(c->sigma2), n);
+	sbuf_addf(why, " vs threshold %.6g (", c->T);
+	why_runs(why, "good", out->good_mean, 0, good->nr);
+	sbuf_addf(why, ", ");
+	why_runs(why, "bad", out->bad_mean, 0, bad->nr);
+	sbuf_addf(why, "), noise %.3g", sqrt(c->sigma2));
+	if (out->trend)
+		sbuf_addf(why, ", drift %.3g", out->trend);
+	if (out->hosts > 1)
+		sbuf_addf(why, ", %d hosts", out->hosts);
+	sbuf_addf(why, ", evidence %+.2f of +-%.2f", S, c->A);
+	if (out->verdict == STATS_WEAK)
+		sbuf_addf(why, ", leaning %s after the cap of %u runs",
+			  stats_verdict_name(out->lean), p->max_runs);
+	else if (out->more_anchor_runs)
+		sbuf_addf(why, ", needs %u more run%s of each anchor",
+			  out->more_anchor_runs,
+			  out->more_anchor_runs == 1 ? "" : "s");
+	else if (out->verdict == STATS_NEED_MORE)
+		sbuf_addf(why, ", needs ~%u more run%s", out->more_runs,
+			  out->more_runs == 1 ? "" : "s");
+}
+
+/*
+ * The evidence's scale per run and its clip, and the bounds: the step's
+ * at the step alpha; the confirmation's expected side at confirm_alpha,
+ * from one run on. Lowered for the overshoot (Siegmund).
+ */
+static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
+		   enum stats_verdict expect, double scale_abs, double *A_bad,
+		   double *A_good, unsigned *min_bad, unsigned *min_good)
+{
+	double tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
+
+	*A_bad = *A_good = c->A;
+	if (expect == STATS_GOOD || expect == STATS_BAD) {
+		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c->df), c->A);
+
+		if (expect == STATS_GOOD) {
+			*A_good = Ac;
+			*min_good = 1;
+		} else {
+			*A_bad = Ac;
+			*min_bad = 1;
+		}
+	}
+	if (c->sigma2 + (double)n * c->v <= tiny * tiny) {
+		/* zero variance: each run counts fully, min_runs decide */
+		c->scale = INFINITY;
+		c->c = c->A;
+	} else {
+		double theta;
+
+		c->scale = 2 * c->w_eff / (c->sigma2 + (double)n * c->v);
+		/* the evidence per run has sd theta */
+		theta = c->scale * sqrt(c->sigma2 + (double)n * c->v);
+		c->A = RB_MAX(c->A - SIEGMUND_RHO * theta, c->A / 2);
+		*A_bad = RB_MAX(*A_bad - SIEGMUND_RHO * theta, *A_bad / 2);
+		*A_good = RB_MAX(*A_good - SIEGMUND_RHO * theta, *A_good / 2);
+		c->c = RB_MIN(c->scale * (RB_MAX(c->dg, c->db) +
+					  p->clip_sd * sqrt(c->sigma2)),
+			      c->A);
+	}
+}
+
+/* The clipped log likelihood ratio of the adjusted runs. */
+static double llr(const struct step_ctx *c, const double *adj, size_t n)
+{
+	double S = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double d = c->o * (adj[i] - c->T);
+
+		if (isinf(c->scale))
+			S += d > 0 ? c->c : d < 0 ? -c->c : 0;
+		else
+			S += clamp(c->scale * d, -c->c, c->c);
+	}
+	return S;
+}
+
+/*
  * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
  * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
  * confirm_alpha from one run on, the other at the step alpha).
@@ -606,9 +798,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	struct fit *f;
 	struct obs *o = NULL;
 	size_t n = cand->nr, i, na;
-	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean = 0, ss = 0, S = 0;
-	double alpha = stats_policy_step_alpha(p), tiny, cand_t = -INFINITY;
-	double scale_abs, A_bad, A_good;
+	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean, ss = 0, S = 0;
+	double alpha = stats_policy_step_alpha(p), cand_t = -INFINITY;
+	double A_bad, A_good;
 	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
 
@@ -625,32 +817,8 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	if (fit_anchors(f, p, o, na, false))
 		goto done;
 
-	/* the candidate's runs, adjusted to the reference host and tbar */
 	adj = xmalloc((n ? n : 1) * sizeof(*adj));
-	for (i = 0; i < n; i++) {
-		int h = cand->host ? cand->host[i] : 0, k = host_index(f, h);
-		double t = cand->when ? cand->when[i] : 0;
-
-		if (k < 0) {
-			need_host = h;
-			continue;
-		}
-		if (t >= cand_t) {
-			cand_t = t;
-			cand_host = h;
-		}
-		adj[i] = cand->v[i];
-		if (k > 0) {
-			adj[i] -= f->beta[1 + k];
-			Lc[1 + k] += 1.0 / (double)n;
-		}
-		if (f->slope) {
-			adj[i] -=
-				f->slope_k * f->beta[f->p - 1] * (t - f->tbar);
-			Lc[f->p - 1] += f->slope_k * (t - f->tbar) / (double)n;
-		}
-		mean += adj[i];
-	}
+	mean = adjust(f, cand, adj, Lc, &cand_t, &cand_host, &need_host);
 	out->good_mean = f->beta[0];
 	out->bad_mean = f->beta[1];
 	out->runs = n;
@@ -669,8 +837,6 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		ret = 0;
 		goto done;
 	}
-	if (n)
-		mean /= (double)n;
 	for (i = 0; i < n; i++)
 		ss += (adj[i] - mean) * (adj[i] - mean);
 	c.df = f->df + (n > 1 ? (double)n - 1 : 0) + p->noise.df;
@@ -685,48 +851,11 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	out->noise_sd = sqrt(c.sigma2);
 	out->cand_mean = mean;
 
-	scale_abs = RB_MAX(fabs(out->good_mean), fabs(out->bad_mean));
-	tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
-	/* the confirmation: the expected side needs confirm_alpha only */
-	A_bad = A_good = c.A;
-	if (expect == STATS_GOOD || expect == STATS_BAD) {
-		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c.df), c.A);
-
-		if (expect == STATS_GOOD) {
-			A_good = Ac;
-			min_good = 1;
-		} else {
-			A_bad = Ac;
-			min_bad = 1;
-		}
-	}
-	if (c.sigma2 + (double)n * c.v <= tiny * tiny) {
-		/* zero variance: each run counts fully, min_runs decide */
-		c.scale = INFINITY;
-		c.c = c.A;
-	} else {
-		double theta;
-
-		c.scale = 2 * c.w_eff / (c.sigma2 + (double)n * c.v);
-		/* the evidence per run has sd theta */
-		theta = c.scale * sqrt(c.sigma2 + (double)n * c.v);
-		c.A = RB_MAX(c.A - SIEGMUND_RHO * theta, c.A / 2);
-		A_bad = RB_MAX(A_bad - SIEGMUND_RHO * theta, A_bad / 2);
-		A_good = RB_MAX(A_good - SIEGMUND_RHO * theta, A_good / 2);
-		c.c = RB_MIN(c.scale * (RB_MAX(c.dg, c.db) +
-					p->clip_sd * sqrt(c.sigma2)),
-			     c.A);
-	}
+	bounds(p, &c, n, expect,
+	       RB_MAX(fabs(out->good_mean), fabs(out->bad_mean)), &A_bad,
+	       &A_good, &min_bad, &min_good);
 	out->bound = c.A;
-	for (i = 0; i < n; i++) {
-		double d = c.o * (adj[i] - c.T), l;
-
-		if (isinf(c.scale))
-			l = d > 0 ? c.c : d < 0 ? -c.c : 0;
-		else
-			l = clamp(c.scale * d, -c.c, c.c);
-		S += l;
-	}
+	S = llr(&c, adj, n);
 	out->llr = S;
 	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
 
@@ -737,41 +866,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
 	} else {
-		/* Wald's estimate of the runs still needed */
-		double m, reach;
-		unsigned more;
-
 		out->verdict = STATS_NEED_MORE;
-		if (isinf(c.scale)) {
-			more = 1;
-		} else {
-			double sc = 2 * c.w_eff /
-				    (c.sigma2 + (double)p->max_runs * c.v);
-
-			m = c.scale * c.w;
-			reach = (double)p->max_runs * sc * c.w;
-			/*
-			 * Once the candidate has its minimum runs, the
-			 * anchors get one more run each when that buys
-			 * more than a candidate run, or when even the
-			 * cap of candidate runs could not decide against
-			 * anchors this uncertain.
-			 */
-			if (c.v > 0 && n >= p->min_runs &&
-			    RB_MIN(good->nr, bad->nr) < STEP_ANCHOR_CAP(p) &&
-			    (anchors_pay(c.v, c.sigma2, n,
-					 RB_MIN(good->nr, bad->nr)) ||
-			     reach < c.A)) {
-				out->more_anchor_runs = 1;
-				out->anchor_host = cand_host;
-			}
-			more = (unsigned)clamp(
-				ceil(((S > 0 ? A_bad : A_good) - fabs(S)) / m),
-				1, (double)(p->max_runs - n));
-		}
-		if (n + more < RB_MIN(min_bad, min_good))
-			more = RB_MIN(min_bad, min_good) - (unsigned)n;
-		out->more_runs = more;
+		more_runs(p, &c, good, bad, n, S > 0 ? A_bad : A_good, S,
+			  RB_MIN(min_bad, min_good), cand_host, out);
 	}
 	/*
 	 * Evidence enough for alpha x confirm_alpha too (Ville: a likelihood
@@ -787,53 +884,14 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 
 		out->sure = out->verdict == STATS_BAD ? S2 >= A2 : S2 <= -A2;
 	}
-	/*
-	 * Stale anchors: when the evidence is not decisive yet, fresh anchor
-	 * runs come before more candidate runs (a decisive verdict does not
-	 * wait: drift small against the anchors' gap cannot flip it).
-	 */
 	if (out->verdict == STATS_NEED_MORE && p->anchor_refresh > 0 && n &&
-	    cand->when && fabs(S) < c.A) {
-		double tg = -INFINITY, tb = -INFINITY, age = p->anchor_refresh;
-
-		for (i = 0; i < good->nr; i++)
-			if ((good->host ? good->host[i] : 0) == cand_host)
-				tg = RB_MAX(tg, good->when ? good->when[i] : 0);
-		for (i = 0; i < bad->nr; i++)
-			if ((bad->host ? bad->host[i] : 0) == cand_host)
-				tb = RB_MAX(tb, bad->when ? bad->when[i] : 0);
-		if (c.sigma2 > 0)
-			age *= RB_MAX(1.0, c.w / sqrt(c.sigma2));
-		if (cand_t - RB_MIN(tg, tb) > age) {
-			out->more_anchor_runs = 1;
-			out->anchor_host = cand_host;
-		}
+	    cand->when && fabs(S) < c.A &&
+	    stale(p, &c, good, bad, cand_t, cand_host)) {
+		out->more_anchor_runs = 1;
+		out->anchor_host = cand_host;
 	}
-
-	if (why) {
-		sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
-		why_runs(why, "candidate", mean, sqrt(c.sigma2), n);
-		sbuf_addf(why, " vs threshold %.6g (", c.T);
-		why_runs(why, "good", out->good_mean, 0, good->nr);
-		sbuf_addf(why, ", ");
-		why_runs(why, "bad", out->bad_mean, 0, bad->nr);
-		sbuf_addf(why, "), noise %.3g", sqrt(c.sigma2));
-		if (out->trend)
-			sbuf_addf(why, ", drift %.3g", out->trend);
-		if (out->hosts > 1)
-			sbuf_addf(why, ", %d hosts", out->hosts);
-		sbuf_addf(why, ", evidence %+.2f of +-%.2f", S, c.A);
-		if (out->verdict == STATS_WEAK)
-			sbuf_addf(why, ", leaning %s after the cap of %u runs",
-				  stats_verdict_name(out->lean), p->max_runs);
-		else if (out->more_anchor_runs)
-			sbuf_addf(why, ", needs %u more run%s of each anchor",
-				  out->more_anchor_runs,
-				  out->more_anchor_runs == 1 ? "" : "s");
-		else if (out->verdict == STATS_NEED_MORE)
-			sbuf_addf(why, ", needs ~%u more run%s", out->more_runs,
-				  out->more_runs == 1 ? "" : "s");
-	}
+	if (why)
+		step_why(why, p, &c, good, bad, out, mean, n, S);
 	ret = 0;
 done:
 	free(adj);
