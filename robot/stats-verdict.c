@@ -1046,6 +1046,79 @@ out:
 	return ok;
 }
 
+/*
+ * The threshold the bad anchor must cross (0 for the midpoint, which it
+ * always does): *beyond when its mean does, *short_of when it is
+ * significantly short of it.
+ */
+static double power_threshold(const struct stats_policy *p,
+			      const struct stats_summary *sg,
+			      const struct stats_summary *sb, size_t ng,
+			      size_t nb, double bad_dir, double alpha,
+			      bool *beyond, bool *short_of)
+{
+	double T = 0, se;
+	size_t n = RB_MIN(ng, nb);
+
+	*beyond = true;
+	*short_of = false;
+	if (p->threshold_kind == STATS_THRESHOLD_MIDPOINT)
+		return T;
+	if (p->threshold_kind == STATS_THRESHOLD_VALUE)
+		T = p->threshold;
+	else if (p->threshold_kind == STATS_THRESHOLD_PCT)
+		T = sg->mean * (1 + bad_dir * fabs(p->threshold) / 100);
+	se = sqrt(sb->stddev * sb->stddev / (double)nb +
+		  sg->stddev * sg->stddev / (double)ng);
+	*beyond = bad_dir * (sb->mean - T) > 0;
+	if (se > 0)
+		*short_of = bad_dir * (sb->mean - T) / se <
+			    -stats_t_quantile(1 - alpha, (double)(n * 2 - 2));
+	else
+		*short_of = !*beyond;
+	return T;
+}
+
+/* The endpoint check's numbers in words. */
+static void power_why(struct sbuf *why, const struct stats_policy *p,
+		      const struct stats_power *out,
+		      const struct stats_summary *sg,
+		      const struct stats_summary *sb, size_t ng, size_t nb,
+		      double T, const char *reason)
+{
+	switch (out->verdict) {
+	case STATS_REPRODUCED:
+		sbuf_addstr(why, "reproduced: ");
+		break;
+	case STATS_NOT_REPRODUCED:
+		sbuf_addstr(why, "not reproduced: ");
+		break;
+	default:
+		sbuf_addstr(why, "undecided: ");
+		break;
+	}
+	why_runs(why, "good", sg->mean, sg->stddev_pop, ng);
+	sbuf_addstr(why, ", ");
+	why_runs(why, "bad", sb->mean, sb->stddev_pop, nb);
+	sbuf_addf(why, ": %+.1f%%, p=%.2g needs <=%.2g", out->change_pct,
+		  out->p, out->alpha);
+	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT)
+		sbuf_addf(why, ", threshold %.6g", T);
+	if (reason)
+		sbuf_addf(why, " (%s)", reason);
+	if (out->verdict == STATS_REPRODUCED)
+		sbuf_addf(why,
+			  "; change of %.3g noise sd: ~%.1f runs per step "
+			  "(90%%: %.0f), ~%.0f runs for %u steps",
+			  out->effect, out->runs_per_step,
+			  out->runs_per_step_worst, out->runs_total,
+			  p->expected_steps);
+	else if (out->verdict == STATS_ENDPOINT_NEED_MORE)
+		sbuf_addf(why, "; measure each anchor %u more time%s",
+			  out->more_anchor_runs,
+			  out->more_anchor_runs == 1 ? "" : "s");
+}
+
 int stats_power_check(const struct stats_policy *p,
 		      const struct stats_set *good, const struct stats_set *bad,
 		      struct stats_power *out, struct sbuf *why)
@@ -1055,7 +1128,7 @@ int stats_power_check(const struct stats_policy *p,
 	struct stats_summary sg, sb;
 	struct stats_test t, tother;
 	enum stats_alt alt, other;
-	double diff, pooled, bad_dir, T = 0;
+	double diff, pooled, bad_dir, T;
 	bool beyond = true, short_of = false, last, zero;
 	unsigned look;
 	const char *reason = NULL;
@@ -1103,22 +1176,8 @@ int stats_power_check(const struct stats_policy *p,
 				  out->more_anchor_runs == 1 ? "" : "s");
 		return 0;
 	}
-	if (p->threshold_kind == STATS_THRESHOLD_VALUE)
-		T = p->threshold;
-	else if (p->threshold_kind == STATS_THRESHOLD_PCT)
-		T = sg.mean * (1 + bad_dir * fabs(p->threshold) / 100);
-	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT) {
-		double se = sqrt(sb.stddev * sb.stddev / (double)bad->nr +
-				 sg.stddev * sg.stddev / (double)good->nr);
-
-		beyond = bad_dir * (sb.mean - T) > 0;
-		if (se > 0)
-			short_of = bad_dir * (sb.mean - T) / se <
-				   -stats_t_quantile(1 - out->alpha,
-						     (double)(n * 2 - 2));
-		else
-			short_of = !beyond;
-	}
+	T = power_threshold(p, &sg, &sb, good->nr, bad->nr, bad_dir, out->alpha,
+			    &beyond, &short_of);
 	alt = p->direction > 0 ? STATS_LESS :
 	      p->direction < 0 ? STATS_GREATER :
 				 STATS_TWO_SIDED;
@@ -1163,38 +1222,7 @@ int stats_power_check(const struct stats_policy *p,
 	out->runs_per_step =
 		stats_runs_needed(p, out->effect, n, &out->runs_per_step_worst);
 	out->runs_total = out->runs_per_step * (double)p->expected_steps;
-	if (!why)
-		return 0;
-	switch (out->verdict) {
-	case STATS_REPRODUCED:
-		sbuf_addstr(why, "reproduced: ");
-		break;
-	case STATS_NOT_REPRODUCED:
-		sbuf_addstr(why, "not reproduced: ");
-		break;
-	default:
-		sbuf_addstr(why, "undecided: ");
-		break;
-	}
-	why_runs(why, "good", sg.mean, sg.stddev_pop, good->nr);
-	sbuf_addstr(why, ", ");
-	why_runs(why, "bad", sb.mean, sb.stddev_pop, bad->nr);
-	sbuf_addf(why, ": %+.1f%%, p=%.2g needs <=%.2g", out->change_pct,
-		  out->p, out->alpha);
-	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT)
-		sbuf_addf(why, ", threshold %.6g", T);
-	if (reason)
-		sbuf_addf(why, " (%s)", reason);
-	if (out->verdict == STATS_REPRODUCED)
-		sbuf_addf(why,
-			  "; change of %.3g noise sd: ~%.1f runs per step "
-			  "(90%%: %.0f), ~%.0f runs for %u steps",
-			  out->effect, out->runs_per_step,
-			  out->runs_per_step_worst, out->runs_total,
-			  p->expected_steps);
-	else if (out->verdict == STATS_ENDPOINT_NEED_MORE)
-		sbuf_addf(why, "; measure each anchor %u more time%s",
-			  out->more_anchor_runs,
-			  out->more_anchor_runs == 1 ? "" : "s");
+	if (why)
+		power_why(why, p, out, &sg, &sb, good->nr, bad->nr, T, reason);
 	return 0;
 }
