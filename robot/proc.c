@@ -409,121 +409,74 @@ static bool pump(struct capture *c)
 	return true;
 }
 
-int proc_run(const struct proc_opts *o, struct proc_result *res)
+/* A pipe whose read end captures into sb; *wfd its write end. */
+static int capture_pipe(struct capture *c, struct sbuf *sb, int *wfd)
 {
-	struct svec env = SVEC_INIT;
-	struct capture cap[2] = { { -1, NULL }, { -1, NULL } };
-	int in = -1, out = -1, err = -1, report[2] = { -1, -1 };
-	int pidfd = -1, status = 0, ret = -1, i;
-	double start, deadline = 0, drain_end = 0;
-	double grace = o->kill_grace > 0 ? o->kill_grace : 5.0;
-	double drain = o->drain > 0 ? o->drain : 2.0;
-	bool leader_gone = false, reaped = false, killed = false;
-	const char *wd = env_workdir(o->env);
-	struct track *track = NULL;
-	struct child_err ce;
-	ssize_t n;
-	pid_t pid;
+	int p[2];
 
-	memset(res, 0, sizeof(*res));
-	if (!o->argv || !o->argv[0])
-		return rb_error("no program to run");
-	in = open(o->stdin_path ? o->stdin_path : "/dev/null",
-		  O_RDONLY | O_CLOEXEC);
-	if (in < 0) {
-		rb_error("cannot open '%s': %s",
-			 o->stdin_path ? o->stdin_path : "/dev/null",
-			 strerror(errno));
-		goto out;
-	}
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return rb_error("cannot create a pipe: %s", strerror(errno));
+	c->fd = p[0];
+	c->sb = sb;
+	*wfd = p[1];
+	return 0;
+}
+
+/* The child's stdin, stdout and stderr: files, captures or /dev/null. */
+static int open_stdio(const struct proc_opts *o, int *in, int *out, int *err,
+		      struct capture cap[2])
+{
+	const char *ip = o->stdin_path ? o->stdin_path : "/dev/null";
+
+	*in = open(ip, O_RDONLY | O_CLOEXEC);
+	if (*in < 0)
+		return rb_error("cannot open '%s': %s", ip, strerror(errno));
 	if (o->stdout_path) {
-		out = open_out(o->stdout_path, o->append);
-		if (out < 0)
-			goto out;
-	} else if (o->out) {
-		int p[2];
-
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			rb_error("cannot create a pipe: %s", strerror(errno));
-			goto out;
-		}
-		cap[0].fd = p[0];
-		cap[0].sb = o->out;
-		out = p[1];
+		*out = open_out(o->stdout_path, o->append);
+		if (*out < 0)
+			return -1;
+	} else if (o->out && capture_pipe(&cap[0], o->out, out) < 0) {
+		return -1;
 	}
 	if (o->stderr_to_stdout) {
-		if (out >= 0) {
-			err = dup(out);
-			fcntl(err, F_SETFD, FD_CLOEXEC);
+		if (*out >= 0) {
+			*err = dup(*out);
+			fcntl(*err, F_SETFD, FD_CLOEXEC);
 		}
 	} else if (o->stderr_path) {
-		err = open_out(o->stderr_path, o->append);
-		if (err < 0)
-			goto out;
-	} else if (o->err) {
-		int p[2];
+		*err = open_out(o->stderr_path, o->append);
+		if (*err < 0)
+			return -1;
+	} else if (o->err && capture_pipe(&cap[1], o->err, err) < 0) {
+		return -1;
+	}
+	return 0;
+}
 
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			rb_error("cannot create a pipe: %s", strerror(errno));
-			goto out;
-		}
-		cap[1].fd = p[0];
-		cap[1].sb = o->err;
-		err = p[1];
-	}
-	if (pipe2(report, O_CLOEXEC) < 0) {
-		rb_error("cannot create a pipe: %s", strerror(errno));
-		goto out;
-	}
-	build_env(&env, o->env);
-	if (wd)
-		track = track_prepare(wd);
-	fflush(stdout);
-	fflush(stderr);
-	start = rb_monotonic();
-	pid = fork();
-	if (pid < 0) {
-		rb_error("cannot fork: %s", strerror(errno));
-		goto out;
-	}
-	if (!pid)
-		child(o, env.v, in, out, err, report[1], track);
-	res->pid = pid;
-	close_fd(&report[1]);
-	close_fd(&in);
-	close_fd(&out);
-	close_fd(&err);
-	do {
-		n = read(report[0], &ce, sizeof(ce));
-	} while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(ce)) {
-		waitpid(pid, &status, 0);
-		if (ce.step == 1)
-			rb_error("cannot change to directory '%s': %s", o->cwd,
-				 strerror(ce.err));
-		else
-			rb_error("cannot run '%s': %s", o->argv[0],
-				 strerror(ce.err));
-		goto out;
-	}
-	pidfd = pidfd_open_(pid);
-	if (pidfd < 0) {
-		rb_error("pidfd_open: %s (linux 5.3 or later is needed)",
-			 strerror(errno));
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		goto out;
-	}
-	if (o->timeout > 0)
-		deadline = start + o->timeout;
+/*
+ * Wait for the child (pidfd) while pumping its captures: at the timeout
+ * its group gets SIGTERM, kill_grace later SIGKILL; once it is reaped the
+ * captures drain for o->drain seconds. *status its wait status.
+ */
+static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
+		     struct capture cap[2], double start,
+		     struct proc_result *res, int *status)
+{
+	double grace = o->kill_grace > 0 ? o->kill_grace : 5.0;
+	double drain = o->drain > 0 ? o->drain : 2.0;
+	double deadline = o->timeout > 0 ? start + o->timeout : 0;
+	double drain_end = 0;
+	bool leader_gone = false, killed = false;
+	int i;
+
 	for (;;) {
 		struct pollfd pfd[3];
 		int nfds = 0, wait_ms = -1, r;
 		double now = rb_monotonic();
 
-		if (reaped && (cap[0].fd < 0 || now >= drain_end) &&
+		if (leader_gone && (cap[0].fd < 0 || now >= drain_end) &&
 		    (cap[1].fd < 0 || now >= drain_end))
-			break;
+			return 0;
 		if (!leader_gone && deadline > 0 && now >= deadline) {
 			if (!res->timed_out) {
 				res->timed_out = true;
@@ -551,17 +504,15 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 			pfd[nfds++].events = POLLIN;
 		}
 		if (!nfds)
-			break;
+			return 0;
 		r = poll(pfd, (nfds_t)nfds, wait_ms);
 		if (r < 0 && errno != EINTR) {
 			rb_error("poll: %s", strerror(errno));
 			kill(-pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			goto out;
+			waitpid(pid, status, 0);
+			return -1;
 		}
-		if (r <= 0)
-			continue;
-		for (i = 0; i < nfds; i++) {
+		for (i = 0; r > 0 && i < nfds; i++) {
 			int k;
 
 			if (!pfd[i].revents)
@@ -575,9 +526,8 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 				 */
 				if (res->timed_out && !killed)
 					kill(-pid, SIGKILL);
-				waitpid(pid, &status, 0);
+				waitpid(pid, status, 0);
 				leader_gone = true;
-				reaped = true;
 				drain_end = rb_monotonic() + drain;
 				continue;
 			}
@@ -586,6 +536,79 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 					close_fd(&cap[k].fd);
 		}
 	}
+}
+
+/* Did the child fail before exec (its report pipe says so)? */
+static bool exec_failed(const struct proc_opts *o, int report, pid_t pid)
+{
+	struct child_err ce;
+	int status;
+	ssize_t n;
+
+	do {
+		n = read(report, &ce, sizeof(ce));
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(ce))
+		return false;
+	waitpid(pid, &status, 0);
+	if (ce.step == 1)
+		rb_error("cannot change to directory '%s': %s", o->cwd,
+			 strerror(ce.err));
+	else
+		rb_error("cannot run '%s': %s", o->argv[0], strerror(ce.err));
+	return true;
+}
+
+int proc_run(const struct proc_opts *o, struct proc_result *res)
+{
+	struct svec env = SVEC_INIT;
+	struct capture cap[2] = { { -1, NULL }, { -1, NULL } };
+	int in = -1, out = -1, err = -1, report[2] = { -1, -1 };
+	int pidfd = -1, status = 0, ret = -1;
+	const char *wd = env_workdir(o->env);
+	struct track *track = NULL;
+	double start;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if (!o->argv || !o->argv[0])
+		return rb_error("no program to run");
+	if (open_stdio(o, &in, &out, &err, cap) < 0)
+		goto out;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		rb_error("cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	build_env(&env, o->env);
+	if (wd)
+		track = track_prepare(wd);
+	fflush(stdout);
+	fflush(stderr);
+	start = rb_monotonic();
+	pid = fork();
+	if (pid < 0) {
+		rb_error("cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (!pid)
+		child(o, env.v, in, out, err, report[1], track);
+	res->pid = pid;
+	close_fd(&report[1]);
+	close_fd(&in);
+	close_fd(&out);
+	close_fd(&err);
+	if (exec_failed(o, report[0], pid))
+		goto out;
+	pidfd = pidfd_open_(pid);
+	if (pidfd < 0) {
+		rb_error("pidfd_open: %s (linux 5.3 or later is needed)",
+			 strerror(errno));
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		goto out;
+	}
+	if (supervise(o, pid, pidfd, cap, start, res, &status) < 0)
+		goto out;
 	res->elapsed = rb_monotonic() - start;
 	if (WIFEXITED(status)) {
 		res->exited = true;
