@@ -313,13 +313,13 @@ static void point_title(struct sbuf *sb, const struct history_point *p)
 	sbuf_release(&t);
 }
 
-int history_svg(const struct history *h, struct sbuf *out)
+/* The y scale of the series (means +- stddev), on round steps. */
+static double svg_scale(const struct history *h, struct scale *sc)
 {
 	struct scale s = { 0 };
-	struct sbuf line = SBUF_INIT;
-	double step, v, base_y;
+	double step;
 	size_t i;
-	bool any = false, first = true;
+	bool any = false;
 
 	s.n = h->nr;
 	for (i = 0; i < h->nr; i++) {
@@ -345,7 +345,17 @@ int history_svg(const struct history *h, struct sbuf *out)
 	s.hi = ceil(s.hi / step) * step;
 	if (s.hi <= s.lo)
 		s.hi = s.lo + step;
-	base_y = SVG_H - SVG_B;
+	*sc = s;
+	return step;
+}
+
+/* The title, the y axis, its grid and labels, the axes. */
+static void svg_axes(struct sbuf *out, const struct history *h,
+		     const struct scale *sc, double step, double base_y)
+{
+	const struct scale s = *sc;
+	struct sbuf line = SBUF_INIT;
+	double v;
 
 	sbuf_addf(out,
 		  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -392,7 +402,17 @@ int history_svg(const struct history *h, struct sbuf *out)
 		  SVG_L, SVG_T, SVG_L, base_y, SVG_L, base_y, SVG_W - SVG_R,
 		  base_y);
 
-	/* regressions and improvements: a dashed line and the culprit */
+	sbuf_release(&line);
+}
+
+/* Regressions and improvements: a dashed line and the culprit. */
+static void svg_changes(struct sbuf *out, const struct history *h,
+			const struct scale *sc, double base_y)
+{
+	const struct scale s = *sc;
+	struct sbuf line = SBUF_INIT;
+	size_t i;
+
 	sbuf_addstr(out, "<g class=\"changes\">\n");
 	for (i = 0; i < h->nr; i++) {
 		const struct history_point *p = &h->v[i];
@@ -432,7 +452,18 @@ int history_svg(const struct history *h, struct sbuf *out)
 	}
 	sbuf_addstr(out, "</g>\n");
 
-	/* the series: a line through the means, bars, points */
+	sbuf_release(&line);
+}
+
+/* The series: a line through the means, bars, points. */
+static void svg_series(struct sbuf *out, const struct history *h,
+		       const struct scale *sc, double base_y)
+{
+	const struct scale s = *sc;
+	struct sbuf line = SBUF_INIT;
+	bool first = true;
+	size_t i;
+
 	sbuf_reset(&line);
 	for (i = 0; i < h->nr; i++) {
 		if (!h->v[i].n)
@@ -496,12 +527,11 @@ int history_svg(const struct history *h, struct sbuf *out)
 		sbuf_addstr(out, "</g>\n");
 	}
 	sbuf_addstr(out, "</g>\n");
-	if (!h->nr)
-		sbuf_addf(out,
-			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
-			  "no tested head yet</text>\n",
-			  (SVG_L + SVG_W - SVG_R) / 2, (SVG_T + base_y) / 2);
-	/* the legend */
+	sbuf_release(&line);
+}
+
+static void svg_legend(struct sbuf *out)
+{
 	sbuf_addf(out,
 		  "<g class=\"legend\" font-size=\"11\">\n"
 		  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#1f77b4\"/>"
@@ -518,7 +548,22 @@ int history_svg(const struct history *h, struct sbuf *out)
 		  SVG_H - 14, SVG_L + 120, SVG_H - 10, SVG_L + 220, SVG_H - 14,
 		  SVG_L + 230, SVG_H - 10, SVG_L + 340, SVG_H - 14, SVG_L + 352,
 		  SVG_H - 10);
+}
+
+int history_svg(const struct history *h, struct sbuf *out)
+{
+	struct scale s;
+	double step = svg_scale(h, &s), base_y = SVG_H - SVG_B;
+
+	svg_axes(out, h, &s, step, base_y);
+	svg_changes(out, h, &s, base_y);
+	svg_series(out, h, &s, base_y);
+	if (!h->nr)
+		sbuf_addf(out,
+			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+			  "no tested head yet</text>\n",
+			  (SVG_L + SVG_W - SVG_R) / 2, (SVG_T + base_y) / 2);
+	svg_legend(out);
 	sbuf_addstr(out, "</svg>\n");
-	sbuf_release(&line);
 	return 0;
 }
