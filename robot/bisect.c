@@ -221,6 +221,95 @@ static void wgraph_build(struct wgraph *wg, const struct rb_graph *g,
 }
 
 /*
+ * When each merge's set is last needed (last_use, by merge index), and how
+ * many sets are live at the worst moment (slot: scratch, 0 live, NONE
+ * not). Returns that count.
+ */
+static uint32_t plan_sets(const struct wgraph *wg, const uint32_t *mranks,
+			  uint32_t m_nr, const uint32_t *anchor,
+			  uint32_t *last_use, uint32_t *slot)
+{
+	uint32_t k, live = 0, max_live = 0;
+
+	for (k = 0; k < m_nr; k++)
+		last_use[wg->order[mranks[k]]] = RB_NODE_NONE;
+	for (k = 0; k < m_nr; k++) {
+		uint32_t m = wg->order[mranks[k]], j;
+
+		for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
+			uint32_t a = anchor[wg->ppos[j]];
+
+			if (a != RB_NODE_NONE)
+				last_use[a] = k;
+		}
+	}
+	for (k = 0; k < m_nr; k++) {
+		uint32_t m = wg->order[mranks[k]], j;
+
+		slot[m] = 0;
+		if (++live > max_live)
+			max_live = live;
+		for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
+			uint32_t a = anchor[wg->ppos[j]];
+
+			if (a != RB_NODE_NONE && last_use[a] == k &&
+			    slot[a] != RB_NODE_NONE) {
+				slot[a] = RB_NODE_NONE;
+				live--;
+			}
+		}
+		if (last_use[m] == RB_NODE_NONE) {
+			slot[m] = RB_NODE_NONE;
+			live--;
+		}
+	}
+	return max_live;
+}
+
+/*
+ * The set of merge m (rank mrank) within the columns [lo, hi) into B (nw
+ * words): itself, each parent's chain of single-parent commits down to
+ * its merge ancestor, and that merge's set. Returns its count.
+ */
+static uint32_t merge_bits(const struct wgraph *wg, const uint8_t *counted,
+			   uint32_t m, uint32_t mrank, uint32_t lo, uint32_t hi,
+			   uint64_t *B, const uint64_t *bits,
+			   const uint32_t *slot, size_t cw, size_t nw)
+{
+	uint32_t j, cnt = 0;
+	size_t x;
+
+	memset(B, 0, nw * sizeof(*B));
+	if (mrank < hi && (!counted || counted[m]))
+		B[(mrank - lo) / 64] |= 1ULL << ((mrank - lo) % 64);
+	for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
+		uint32_t p = wg->ppos[j];
+
+		for (;;) {
+			uint32_t rp = wg->rank[p];
+
+			if (rp < lo)
+				break;
+			if (wg_npar(wg, p) >= 2) {
+				const uint64_t *A = bits + (size_t)slot[p] * cw;
+
+				for (x = 0; x < nw; x++)
+					B[x] |= A[x];
+				break;
+			}
+			if (rp < hi && (!counted || counted[p]))
+				B[(rp - lo) / 64] |= 1ULL << ((rp - lo) % 64);
+			if (!wg_npar(wg, p))
+				break;
+			p = wg->ppos[wg->poff[p]];
+		}
+	}
+	for (x = 0; x < nw; x++)
+		cnt += (uint32_t)__builtin_popcountll(B[x]);
+	return cnt;
+}
+
+/*
  * Weights by ancestor bitsets. A single-parent commit weighs its parent's
  * weight plus itself; only merges need a set: B(m) = {m} + for each parent
  * p, the chain of single-parent commits from p down to its nearest merge
@@ -235,7 +324,7 @@ static void wgraph_weights(const struct wgraph *wg, const uint8_t *counted,
 			   size_t budget, uint32_t *w)
 {
 	uint32_t n = wg->n, i, r, k, m_nr = 0, *mranks, *anchor, *last_use,
-		 *slot, *free_slots, free_nr, live, max_live;
+		 *slot, *free_slots, free_nr, max_live;
 	size_t words_total, cw, lo_w;
 	uint64_t *bits;
 
@@ -265,45 +354,10 @@ static void wgraph_weights(const struct wgraph *wg, const uint8_t *counted,
 	if (!m_nr)
 		goto singles;
 
-	/* when is each merge's set last needed? */
 	last_use = xmalloc(sizeof(*last_use) * n);
 	slot = xmalloc(sizeof(*slot) * n);
-	for (k = 0; k < m_nr; k++)
-		last_use[wg->order[mranks[k]]] = RB_NODE_NONE;
-	for (k = 0; k < m_nr; k++) {
-		uint32_t m = wg->order[mranks[k]], j;
-
-		for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
-			uint32_t a = anchor[wg->ppos[j]];
-
-			if (a != RB_NODE_NONE)
-				last_use[a] = k;
-		}
-	}
-	/* count the live sets at the worst moment (slot: 0 live, NONE not) */
 	free_slots = xmalloc(sizeof(*free_slots) * m_nr);
-	live = max_live = 0;
-	for (k = 0; k < m_nr; k++) {
-		uint32_t m = wg->order[mranks[k]], j;
-
-		slot[m] = 0;
-		if (++live > max_live)
-			max_live = live;
-		for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
-			uint32_t a = anchor[wg->ppos[j]];
-
-			if (a != RB_NODE_NONE && last_use[a] == k &&
-			    slot[a] != RB_NODE_NONE) {
-				slot[a] = RB_NODE_NONE;
-				live--;
-			}
-		}
-		if (last_use[m] == RB_NODE_NONE) {
-			slot[m] = RB_NODE_NONE;
-			live--;
-		}
-	}
-
+	max_live = plan_sets(wg, mranks, m_nr, anchor, last_use, slot);
 	if (!budget)
 		budget = (size_t)128 << 20;
 	words_total = ((size_t)n + 63) / 64;
@@ -323,9 +377,8 @@ static void wgraph_weights(const struct wgraph *wg, const uint8_t *counted,
 			free_slots[i] = max_live - 1 - i;
 		free_nr = max_live;
 		for (k = 0; k < m_nr; k++) {
-			uint32_t m = wg->order[mranks[k]], j, cnt = 0;
+			uint32_t m = wg->order[mranks[k]], j;
 			uint64_t *B;
-			size_t x;
 
 			if (mranks[k] < lo) {
 				/* nothing of it in this chunk: no slot */
@@ -334,39 +387,8 @@ static void wgraph_weights(const struct wgraph *wg, const uint8_t *counted,
 			}
 			slot[m] = free_slots[--free_nr];
 			B = bits + (size_t)slot[m] * cw;
-			memset(B, 0, nw * sizeof(*B));
-			if (mranks[k] < hi && CNT(m))
-				B[(mranks[k] - lo) / 64] |=
-					1ULL << ((mranks[k] - lo) % 64);
-			for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
-				uint32_t p = wg->ppos[j];
-
-				for (;;) {
-					uint32_t rp = wg->rank[p];
-
-					if (rp < lo)
-						break;
-					if (wg_npar(wg, p) >= 2) {
-						const uint64_t *A =
-							bits +
-							(size_t)slot[p] * cw;
-
-						for (x = 0; x < nw; x++)
-							B[x] |= A[x];
-						break;
-					}
-					if (rp < hi && CNT(p))
-						B[(rp - lo) / 64] |=
-							1ULL
-							<< ((rp - lo) % 64);
-					if (!wg_npar(wg, p))
-						break;
-					p = wg->ppos[wg->poff[p]];
-				}
-			}
-			for (x = 0; x < nw; x++)
-				cnt += (uint32_t)__builtin_popcountll(B[x]);
-			w[m] += cnt;
+			w[m] += merge_bits(wg, counted, m, mranks[k], lo, hi, B,
+					   bits, slot, cw, nw);
 release:
 			for (j = wg->poff[m]; j < wg->poff[m + 1]; j++) {
 				uint32_t a = anchor[wg->ppos[j]];
