@@ -14,6 +14,7 @@
 #include "context.h"
 #include "mail.h"
 #include "outbox.h"
+#include "payload.h"
 #include "repo.h"
 #include "report.h"
 #include "reporting.h"
@@ -185,22 +186,14 @@ static char *command_line(struct ctx *c, int64_t id, const char *culprit)
  * archive/<id>/: job.yaml, reproduce.sh, the kernel config, bisect.log,
  * the matrices, the raw files of the confirming runs.
  */
-static int materials(struct ctx *c, int64_t id, const char *dir,
-		     const char *culprit, const char *cmd, json_t *mgood,
-		     json_t *mculprit, const char *good, json_t *confirm)
+/* reproduce.sh: the job's command line on a box booted into culprit. */
+static int materials_script(const char *dir, const struct job *job,
+			    const char *culprit, const char *cmd)
 {
 	struct sbuf sb = SBUF_INIT;
-	struct job *job = ctx_job(c, 0);
-	char *p = NULL, *art;
-	FILE *f;
-	size_t i;
-	int ret = -1;
+	char *p;
+	int ret;
 
-	if (!job || rb_mkdir_p(dir) < 0)
-		goto out;
-	if (job_write_yaml(job, &sb) < 0 || write_text(dir, "job.yaml", sb.buf))
-		goto out;
-	sbuf_reset(&sb);
 	sbuf_addf(&sb,
 		  "#!/bin/sh\n"
 		  "# Reproduce on a test machine booted into %s\n"
@@ -217,38 +210,135 @@ static int materials(struct ctx *c, int64_t id, const char *dir,
 			"do\n\t[ -w \"$g\" ] && echo %s >\"$g\"\ndone\n",
 			job->cpufreq_governor);
 	sbuf_addf(&sb, "%s\n", cmd ? cmd : "stress-ng --help");
-	if (write_text(dir, "reproduce.sh", sb.buf) < 0)
-		goto out;
+	ret = write_text(dir, "reproduce.sh", sb.buf);
+	sbuf_release(&sb);
+	if (ret < 0)
+		return -1;
 	p = xstrfmt("%s/reproduce.sh", dir);
 	chmod(p, 0755);
 	free(p);
-	/* the config the culprit was built with, else the job's kconfig */
-	{
-		struct runner r;
+	return 0;
+}
 
-		if (runner_init(&r, &c->lab, c->st, c->repo, job, 0) < 0)
-			goto out;
-		art = runner_artifact_dir(&r, culprit);
-		p = xstrfmt("%s/config", dir);
-		if (rb_file_exists(art)) {
-			char *a = xstrfmt("%s/.config", art);
-			char *b = xstrfmt("%s/config", art);
+/* config: the one the culprit was built with, else the job's kconfig. */
+static int materials_config(struct ctx *c, const struct job *job,
+			    const char *dir, const char *culprit)
+{
+	struct runner r;
+	char *art, *p;
+	int ret = 0;
 
-			if (copy_file(rb_file_exists(b) ? b : a, p) < 0)
-				ret = -2;
-			free(a);
-			free(b);
-		}
-		if (!rb_file_exists(p) && *r.kconfig_path &&
-		    copy_file(r.kconfig_path, p) < 0)
-			ret = -2;
-		free(p);
-		p = NULL;
-		free(art);
-		runner_release(&r);
-		if (ret == -2)
-			goto out;
+	if (runner_init(&r, &c->lab, c->st, c->repo, job, 0) < 0)
+		return -1;
+	art = runner_artifact_dir(&r, culprit);
+	p = xstrfmt("%s/config", dir);
+	if (rb_file_exists(art)) {
+		char *a = xstrfmt("%s/.config", art);
+		char *b = xstrfmt("%s/config", art);
+
+		if (copy_file(rb_file_exists(b) ? b : a, p) < 0)
+			ret = -1;
+		free(a);
+		free(b);
 	}
+	if (!rb_file_exists(p) && *r.kconfig_path &&
+	    copy_file(r.kconfig_path, p) < 0)
+		ret = -1;
+	free(p);
+	free(art);
+	runner_release(&r);
+	return ret;
+}
+
+/* The raw files of one confirming run into dir/confirm/<run>-<sha>. */
+static int materials_run(const struct payload_ops *pl, const char *dir,
+			 const struct run_stats *run, const char *who)
+{
+	static const char *const files[] = { "monitor", "stats.json",
+					     "cmdline" };
+	char *d = xstrfmt("%s/confirm/%lld-%.12s", dir, (long long)run->run_id,
+			  who);
+	struct svec names = SVEC_INIT;
+	size_t i;
+
+	if (rb_mkdir_p(d) < 0) {
+		free(d);
+		return -1;
+	}
+	svec_pushf(&names, "%s.stderr", pl->name);
+	for (i = 0; pl->outputs[i]; i++)
+		svec_push(&names, pl->outputs[i]);
+	for (i = 0; i < RB_ARRAY_SIZE(files); i++)
+		svec_push(&names, files[i]);
+	for (i = 0; i < names.nr; i++) {
+		char *a = xstrfmt("%s/%s", run->result_dir, names.v[i]);
+		char *b = xstrfmt("%s/%s", d, names.v[i]);
+
+		copy_file(a, b);
+		free(a);
+		free(b);
+	}
+	svec_clear(&names);
+	free(d);
+	return 0;
+}
+
+/* The raw files of the interleaved confirming runs. */
+static int materials_confirm(struct ctx *c, const struct job *job, int64_t id,
+			     const char *dir, const char *culprit,
+			     json_t *confirm)
+{
+	const struct payload_ops *pl = payload_find(job->payload);
+	size_t i;
+
+	if (!pl)
+		return -1;
+	for (i = 0; json_is_array(confirm) && i < json_array_size(confirm);
+	     i++) {
+		json_t *e = json_array_get(confirm, i);
+		const char *who[2] = { jstr(e, "parent"), culprit };
+		json_int_t after =
+			json_integer_value(json_object_get(e, "after_run"));
+		int w;
+
+		for (w = 0; w < 2; w++) {
+			struct run_stats *runs;
+			size_t n, k;
+			int r = 0;
+
+			if (store_bisection_run_stats(c->st, id, who[w],
+						      jstr(e, "host"), &runs,
+						      &n) < 0)
+				return -1;
+			for (k = 0; k < n && r == 0; k++)
+				if (runs[k].run_id > after)
+					r = materials_run(pl, dir, &runs[k],
+							  who[w]);
+			run_stats_free(runs, n);
+			if (r < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int materials(struct ctx *c, int64_t id, const char *dir,
+		     const char *culprit, const char *cmd, json_t *mgood,
+		     json_t *mculprit, const char *good, json_t *confirm)
+{
+	struct sbuf sb = SBUF_INIT;
+	struct job *job = ctx_job(c, 0);
+	char *p = NULL;
+	FILE *f;
+	int ret = -1;
+
+	if (!job || rb_mkdir_p(dir) < 0)
+		goto out;
+	if (job_write_yaml(job, &sb) < 0 || write_text(dir, "job.yaml", sb.buf))
+		goto out;
+	if (materials_script(dir, job, culprit, cmd) < 0 ||
+	    materials_config(c, job, dir, culprit) < 0)
+		goto out;
 	p = xstrfmt("%s/bisect.log", dir);
 	f = fopen(p, "w");
 	if (!f) {
@@ -268,61 +358,11 @@ static int materials(struct ctx *c, int64_t id, const char *dir,
 	p = xstrfmt("%s/matrix-culprit-%.12s.json", dir, culprit);
 	if (write_json(p, mculprit) < 0)
 		goto out;
-	/* the raw files of the interleaved confirming runs */
-	for (i = 0; json_is_array(confirm) && i < json_array_size(confirm);
-	     i++) {
-		json_t *e = json_array_get(confirm, i);
-		const char *who[2] = { jstr(e, "parent"), culprit };
-		json_int_t after =
-			json_integer_value(json_object_get(e, "after_run"));
-		int w;
-
-		for (w = 0; w < 2; w++) {
-			struct run_stats *runs;
-			size_t n, k;
-
-			if (store_bisection_run_stats(c->st, id, who[w],
-						      jstr(e, "host"), &runs,
-						      &n) < 0)
-				goto out;
-			for (k = 0; k < n; k++) {
-				static const char *const files[] = {
-					"stress-ng.stderr", "stress-ng.yaml",
-					"monitor", "stats.json", "cmdline"
-				};
-				char *d;
-				size_t f2;
-
-				if (runs[k].run_id <= after)
-					continue;
-				d = xstrfmt("%s/confirm/%lld-%.12s", dir,
-					    (long long)runs[k].run_id, who[w]);
-				if (rb_mkdir_p(d) < 0) {
-					free(d);
-					run_stats_free(runs, n);
-					goto out;
-				}
-				for (f2 = 0; f2 < RB_ARRAY_SIZE(files); f2++) {
-					char *a = xstrfmt("%s/%s",
-							  runs[k].result_dir,
-							  files[f2]);
-					char *b =
-						xstrfmt("%s/%s", d, files[f2]);
-
-					copy_file(a, b);
-					free(a);
-					free(b);
-				}
-				free(d);
-			}
-			run_stats_free(runs, n);
-		}
-	}
-	ret = 0;
+	ret = materials_confirm(c, job, id, dir, culprit, confirm);
 out:
 	free(p);
 	sbuf_release(&sb);
-	return ret < 0 ? -1 : 0;
+	return ret;
 }
 
 /* The existing mail of a key in the outbox, or NULL. */
