@@ -2,15 +2,23 @@
 #ifndef ROBOT_CLI_H
 #define ROBOT_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /*
  * The command table (git's commands[], libgit2's cli_cmds[]). Each command
  * lives in cli/cmd_<name>.c and is one row of rb_commands[] in commands.c.
  * A command gets argv with argv[0] = its own name and returns the process
  * exit status (RB_EXIT_*).
  */
+struct rb_opt_spec;
+struct svec;
+
 struct rb_command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	/* its options (NULL: parsed by hand, subcommands of their own) */
+	const struct rb_opt_spec *opts;
 	/* one line for `robot help`; NULL: the NAME of its manual page */
 	const char *summary;
 };
@@ -27,7 +35,37 @@ int rb_usage_error(const char *cmd, const char *fmt, ...)
 /* Print the usage text of a command to stdout (for -h/--help). */
 int rb_command_help(const char *cmd);
 
-/* The commands: cli/cmd_<name>.c each. */
+/*
+ * A command's options as data: one row each (name, argument, the field it
+ * sets, a help line), read by rb_opts_parse; the manual page's OPTIONS
+ * section documents the same rows (test_manpage.c checks every row is on
+ * the page). Fields: bool (FLAG), const char * (STRING, the last one
+ * wins), struct svec (LIST, repeatable), long (COUNT, min..max).
+ */
+enum rb_opt_type { RB_OPT_FLAG, RB_OPT_STRING, RB_OPT_LIST, RB_OPT_COUNT };
+struct rb_opt_spec {
+	const char *name; /* "--lab" */
+	const char *arg; /* "LAB", NULL for a flag */
+	enum rb_opt_type type;
+	size_t off; /* offsetof the field in the command's options */
+	long min, max; /* RB_OPT_COUNT */
+	const char *help;
+};
+
+/*
+ * Parse argv[0..argc) ("--name V", "--name=V", flags; "--" ends the
+ * options) into opts by the rows of spec (ended by a row without a name).
+ * Other words go to args, or are an error when args is NULL. 0, or the
+ * usage error's exit code (the command's SYNOPSIS printed).
+ */
+int rb_opts_parse(const char *cmd, const struct rb_opt_spec *spec, int argc,
+		  char **argv, void *opts, struct svec *args);
+
+/* A command's option rows by name ("run"), or NULL (for the tests). */
+const struct rb_opt_spec *rb_command_opts(const char *cmd);
+
+/* The commands: cli/cmd_<name>.c each, with their option rows. */
+extern const struct rb_opt_spec run_opts[], bisect_opts[], outbox_opts[];
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

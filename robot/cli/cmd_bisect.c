@@ -37,42 +37,38 @@ struct bisect_opts {
 	struct svec params;
 };
 
+#define BISECT_OPT(f) offsetof(struct bisect_opts, f)
+const struct rb_opt_spec bisect_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, BISECT_OPT(ctx.lab), 0, 0,
+	  "the lab file" },
+	{ "--job", "JOB", RB_OPT_STRING, BISECT_OPT(ctx.job), 0, 0,
+	  "the job file" },
+	{ "--good", "REV", RB_OPT_LIST, BISECT_OPT(goods), 0, 0,
+	  "a good commit (repeatable)" },
+	{ "--bad", "REV", RB_OPT_STRING, BISECT_OPT(bad), 0, 0,
+	  "the bad commit" },
+	{ "--metric", "STAT", RB_OPT_STRING, BISECT_OPT(metric), 0, 0,
+	  "the stat bisected (default: the job's headline)" },
+	{ "--threshold", "VALUE|-N%|+N%", RB_OPT_STRING, BISECT_OPT(threshold),
+	  0, 0, "the regression: a value, a drop or a rise from good" },
+	{ "--first-parent", NULL, RB_OPT_FLAG, BISECT_OPT(first_parent), 0, 0,
+	  "follow only the first parent of merges" },
+	{ "--hosts", "NAME,...", RB_OPT_STRING, BISECT_OPT(ctx.hosts), 0, 0,
+	  "the lab hosts to use (default: all)" },
+	{ "--param", "K=V", RB_OPT_LIST, BISECT_OPT(params), 0, 0,
+	  "select one atomic job of a matrix job file" },
+	{ "--json", "FILE", RB_OPT_STRING, BISECT_OPT(json), 0, 0,
+	  "the result as JSON" },
+	{ NULL },
+};
+
 static int parse(int argc, char **argv, struct bisect_opts *o)
 {
-	const char *v;
-	int i, r;
+	int r = rb_opts_parse("bisect", bisect_opts, argc - 1, argv + 1, o,
+			      NULL);
 
-	for (i = 1; i < argc; i++) {
-		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o->ctx.lab)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--job", &o->ctx.job)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--bad", &o->bad)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--metric", &o->metric)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--threshold",
-				    &o->threshold)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--json", &o->json)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--hosts",
-				    &o->ctx.hosts))) {
-			if (r < 0)
-				return rb_usage_error("bisect",
-						      "'%s' needs a value",
-						      argv[i]);
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--good", &v))) {
-			if (r < 0)
-				return rb_usage_error("bisect",
-						      "'--good' needs a value");
-			svec_push(&o->goods, v);
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--param", &v))) {
-			if (r < 0)
-				return rb_usage_error(
-					"bisect", "'--param' needs a value");
-			svec_push(&o->params, v);
-		} else if (!strcmp(argv[i], "--first-parent")) {
-			o->first_parent = true;
-		} else {
-			return rb_usage_error("bisect", "unknown argument '%s'",
-					      argv[i]);
-		}
-	}
+	if (r)
+		return r;
 	if (!o->ctx.lab || !o->ctx.job || !o->goods.nr || !o->bad)
 		return rb_usage_error("bisect",
 				      "--lab, --job, --good and --bad "

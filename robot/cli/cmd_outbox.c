@@ -31,100 +31,48 @@ struct outbox_opts {
 	bool all, force, print;
 };
 
+#define OUTBOX_OPT(f) offsetof(struct outbox_opts, f)
+const struct rb_opt_spec outbox_opts[] = {
+	{ "--dir", "DIR", RB_OPT_STRING, OUTBOX_OPT(dir), 0, 0,
+	  "the outbox directory" },
+	{ "--workdir", "DIR", RB_OPT_STRING, OUTBOX_OPT(workdir), 0, 0,
+	  "the outbox of a workdir (WORKDIR/outbox)" },
+	{ "--lab", "LAB", RB_OPT_STRING, OUTBOX_OPT(lab_path), 0, 0,
+	  "the outbox of a lab's workdir, sent with its mail settings" },
+	{ "--smtp", "URL", RB_OPT_STRING, OUTBOX_OPT(smtp.url), 0, 0,
+	  "smtp://HOST[:PORT][/EHLO-NAME] or smtps://HOST[:PORT]" },
+	{ "--starttls", NULL, RB_OPT_FLAG, OUTBOX_OPT(smtp.starttls), 0, 0,
+	  "on smtp://, require STARTTLS" },
+	{ "--cacert", "FILE", RB_OPT_STRING, OUTBOX_OPT(smtp.ca_file), 0, 0,
+	  "trust this CA" },
+	{ "--smtp-user", "USER", RB_OPT_STRING, OUTBOX_OPT(smtp.user), 0, 0,
+	  "log in as USER" },
+	{ "--password-env", "VAR", RB_OPT_STRING, OUTBOX_OPT(smtp.password_env),
+	  0, 0, "the password's variable" },
+	{ "--password-file", "FILE", RB_OPT_STRING,
+	  OUTBOX_OPT(smtp.password_file), 0, 0,
+	  "the password's file (owner-only)" },
+	{ "--bcc", "ADDR", RB_OPT_LIST, OUTBOX_OPT(bcc), 0, 0,
+	  "also deliver to ADDR (repeatable)" },
+	{ "--timeout", "SEC", RB_OPT_COUNT, OUTBOX_OPT(smtp.timeout), 1, 86400,
+	  "for the whole delivery (default 120)" },
+	{ "--all", NULL, RB_OPT_FLAG, OUTBOX_OPT(all), 0, 0,
+	  "every drafted and failed mail" },
+	{ "--force", NULL, RB_OPT_FLAG, OUTBOX_OPT(force), 0, 0,
+	  "send a mail whose sending was interrupted" },
+	{ "--print", NULL, RB_OPT_FLAG, OUTBOX_OPT(print), 0, 0,
+	  "draft: print the mail too" },
+	{ NULL },
+};
+
 static int parse_opts(struct outbox_opts *o, int argc, char **argv,
 		      const char *sub)
 {
-	static const char *const valued[] = {
-		"--dir",       "--workdir",	 "--smtp",	    "--cacert",
-		"--smtp-user", "--password-env", "--password-file", "--bcc",
-		"--timeout",   "--lab",
-	};
-	int i;
+	int r = rb_opts_parse("outbox", outbox_opts, argc, argv, o, &o->args);
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		size_t k;
-		int r = 0;
-
-		if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++)
-				svec_push(&o->args, argv[i]);
-			break;
-		}
-		if (a[0] != '-' || !a[1]) {
-			svec_push(&o->args, a);
-			continue;
-		}
-		if (!strcmp(a, "--starttls")) {
-			o->smtp.starttls = true;
-			continue;
-		}
-		if (!strcmp(a, "--all")) {
-			o->all = true;
-			continue;
-		}
-		if (!strcmp(a, "--force")) {
-			o->force = true;
-			continue;
-		}
-		if (!strcmp(a, "--print")) {
-			o->print = true;
-			continue;
-		}
-		for (k = 0; k < RB_ARRAY_SIZE(valued); k++) {
-			r = rb_opt_arg(argc, argv, &i, valued[k], &v);
-			if (r)
-				break;
-		}
-		if (r < 0)
-			return rb_usage_error("outbox",
-					      "option '%s' needs a "
-					      "value",
-					      a);
-		if (!r)
-			return rb_usage_error("outbox",
-					      "unknown option '%s' "
-					      "for 'outbox %s'",
-					      a, sub);
-		switch (k) {
-		case 0:
-			o->dir = v;
-			break;
-		case 1:
-			o->workdir = v;
-			break;
-		case 2:
-			o->smtp.url = v;
-			break;
-		case 3:
-			o->smtp.ca_file = v;
-			break;
-		case 4:
-			o->smtp.user = v;
-			break;
-		case 5:
-			o->smtp.password_env = v;
-			break;
-		case 6:
-			o->smtp.password_file = v;
-			break;
-		case 7:
-			svec_push(&o->bcc, v);
-			break;
-		case 9:
-			o->lab_path = v;
-			break;
-		case 8:
-			if (rb_parse_long(v, &o->smtp.timeout) < 0 ||
-			    o->smtp.timeout <= 0)
-				return rb_usage_error("outbox",
-						      "invalid "
-						      "timeout "
-						      "'%s'",
-						      v);
-			break;
-		}
-	}
+	(void)sub;
+	if (r)
+		return r;
 	if (o->lab_path) {
 		if (o->dir || o->workdir)
 			return rb_usage_error("outbox",

@@ -24,35 +24,31 @@ struct run_opts {
 	struct svec params;
 };
 
+#define RUN_OPT(f) offsetof(struct run_opts, f)
+const struct rb_opt_spec run_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, RUN_OPT(ctx.lab), 0, 0,
+	  "the lab file" },
+	{ "--job", "JOB", RB_OPT_STRING, RUN_OPT(ctx.job), 0, 0,
+	  "the job file" },
+	{ "--commit", "REV", RB_OPT_STRING, RUN_OPT(commit), 0, 0,
+	  "the commit to build, boot and run" },
+	{ "--host", "NAME", RB_OPT_STRING, RUN_OPT(ctx.hosts), 0, 0,
+	  "the host to use (default: the lab's first)" },
+	{ "--runs", "N", RB_OPT_COUNT, RUN_OPT(runs), 1, 1000,
+	  "payload runs (default 1)" },
+	{ "--param", "K=V", RB_OPT_LIST, RUN_OPT(params), 0, 0,
+	  "select one atomic job of a matrix job file" },
+	{ NULL },
+};
+
 static int parse(int argc, char **argv, struct run_opts *o)
 {
-	const char *v;
-	int i, r;
+	int r;
 
 	o->runs = 1;
-	for (i = 1; i < argc; i++) {
-		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o->ctx.lab)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--job", &o->ctx.job)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--commit", &o->commit)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--host", &o->ctx.hosts))) {
-			if (r < 0)
-				return rb_usage_error(
-					"run", "'%s' needs a value", argv[i]);
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--param", &v))) {
-			if (r < 0)
-				return rb_usage_error(
-					"run", "'%s' needs a value", argv[i]);
-			svec_push(&o->params, v);
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--runs", &v))) {
-			if (r < 0 || rb_parse_long(v, &o->runs) < 0 ||
-			    o->runs < 1 || o->runs > 1000)
-				return rb_usage_error(
-					"run", "--runs takes a count (1-1000)");
-		} else {
-			return rb_usage_error("run", "unknown argument '%s'",
-					      argv[i]);
-		}
-	}
+	r = rb_opts_parse("run", run_opts, argc - 1, argv + 1, o, NULL);
+	if (r)
+		return r;
 	if (!o->ctx.lab || !o->ctx.job || !o->commit)
 		return rb_usage_error("run", "--lab, --job and --commit are "
 					     "required");

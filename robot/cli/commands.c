@@ -9,18 +9,19 @@
 
 /* The summaries and usage texts are the commands' manual pages (doc/). */
 const struct rb_command rb_commands[] = {
-	{ "help", cmd_help, "show help for robot or one of its commands" },
-	{ "version", cmd_version, "print the robot's version" },
-	{ "compare", cmd_compare, NULL },
-	{ "job", cmd_job, NULL },
-	{ "lab", cmd_lab, NULL },
-	{ "outbox", cmd_outbox, NULL },
-	{ "pick", cmd_pick, NULL },
-	{ "run", cmd_run, NULL },
-	{ "bisect", cmd_bisect, NULL },
-	{ "report", cmd_report, NULL },
-	{ "nightly", cmd_nightly, NULL },
-	{ "history", cmd_history, NULL },
+	{ "help", cmd_help, NULL,
+	  "show help for robot or one of its commands" },
+	{ "version", cmd_version, NULL, "print the robot's version" },
+	{ "compare", cmd_compare, NULL, NULL },
+	{ "job", cmd_job, NULL, NULL },
+	{ "lab", cmd_lab, NULL, NULL },
+	{ "outbox", cmd_outbox, outbox_opts, NULL },
+	{ "pick", cmd_pick, NULL, NULL },
+	{ "run", cmd_run, run_opts, NULL },
+	{ "bisect", cmd_bisect, bisect_opts, NULL },
+	{ "report", cmd_report, NULL, NULL },
+	{ "nightly", cmd_nightly, NULL, NULL },
+	{ "history", cmd_history, NULL, NULL },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
@@ -90,4 +91,11 @@ void rb_print_usage(FILE *out)
 	}
 	fprintf(out, "\nSee 'robot help COMMAND' for the manual page of one "
 		     "(doc/robot-COMMAND.1).\n");
+}
+
+const struct rb_opt_spec *rb_command_opts(const char *cmd)
+{
+	const struct rb_command *c = rb_command_find(cmd);
+
+	return c ? c->opts : NULL;
 }

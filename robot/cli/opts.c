@@ -3,6 +3,7 @@
  * Option helpers shared by the commands.
  */
 #include "../robot.h"
+#include "../svec.h"
 #include "cli.h"
 
 int rb_opt_arg(int argc, char **argv, int *i, const char *name,
@@ -23,4 +24,87 @@ int rb_opt_arg(int argc, char **argv, int *i, const char *name,
 		return -1;
 	*value = argv[++*i];
 	return 1;
+}
+
+static const struct rb_opt_spec *find_opt(const struct rb_opt_spec *spec,
+					  const char *a, size_t n)
+{
+	for (; spec->name; spec++)
+		if (strlen(spec->name) == n && !strncmp(spec->name, a, n))
+			return spec;
+	return NULL;
+}
+
+static int set_opt(const char *cmd, const struct rb_opt_spec *o, const char *v,
+		   void *opts)
+{
+	char *field = (char *)opts + o->off;
+	long n;
+
+	switch (o->type) {
+	case RB_OPT_FLAG:
+		*(bool *)field = true;
+		break;
+	case RB_OPT_STRING:
+		*(const char **)field = v;
+		break;
+	case RB_OPT_LIST:
+		svec_push((struct svec *)field, v);
+		break;
+	case RB_OPT_COUNT:
+		if (rb_parse_long(v, &n) < 0 || n < o->min || n > o->max)
+			return rb_usage_error(cmd, "%s takes a count (%ld-%ld)",
+					      o->name, o->min, o->max);
+		*(long *)field = n;
+		break;
+	}
+	return 0;
+}
+
+int rb_opts_parse(const char *cmd, const struct rb_opt_spec *spec, int argc,
+		  char **argv, void *opts, struct svec *args)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		const struct rb_opt_spec *o;
+		size_t n;
+		int r;
+
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc && args; i++)
+				svec_push(args, argv[i]);
+			if (i < argc)
+				return rb_usage_error(
+					cmd, "unknown argument '%s'", argv[i]);
+			break;
+		}
+		n = strcspn(a, "=");
+		o = a[0] == '-' && a[1] == '-' ? find_opt(spec, a, n) : NULL;
+		if (!o) {
+			if (a[0] == '-' && a[1])
+				return rb_usage_error(cmd,
+						      "unknown option '%s'", a);
+			if (!args)
+				return rb_usage_error(
+					cmd, "unknown argument '%s'", a);
+			svec_push(args, a);
+			continue;
+		}
+		if (!o->arg) {
+			if (a[n])
+				return rb_usage_error(
+					cmd, "'%s' takes no value", o->name);
+		} else {
+			r = rb_opt_arg(argc, argv, &i, o->name, &v);
+			if (r < 0)
+				return rb_usage_error(cmd, "'%s' needs a value",
+						      o->name);
+		}
+		r = set_opt(cmd, o, v, opts);
+		if (r)
+			return r;
+	}
+	return 0;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The manual pages built into the binary, and their plain rendering. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include "robot.h"
 #include "cli/cli.h"
 #include "cli/manpage.h"
+#include "svec.h"
 
 static char *render(const char *roff, const char *section, const char *prefix)
 {
@@ -114,4 +116,89 @@ Test(manpage, every_command_has_a_page)
 			  syn);
 		free(syn);
 	}
+}
+
+/* The option rows of a command are the ones its page documents. */
+Test(manpage, every_option_row_is_on_the_page)
+{
+	size_t i;
+
+	for (i = 0; i < rb_commands_nr; i++) {
+		const struct rb_opt_spec *o = rb_commands[i].opts;
+		char pname[64];
+		const struct rb_manpage *p;
+		char *text;
+
+		if (!o)
+			continue;
+		snprintf(pname, sizeof(pname), "robot-%s", rb_commands[i].name);
+		p = rb_manpage_find(pname);
+		cr_assert_not_null(p);
+		text = render(p->roff, NULL, NULL);
+		for (; o->name; o++)
+			cr_expect(strstr(text, o->name) != NULL,
+				  "%s is not on %s's page", o->name, pname);
+		free(text);
+	}
+}
+
+/* The parser: values, flags, lists, counts, and its refusals. */
+struct t_opts {
+	const char *lab;
+	bool flag;
+	struct svec list;
+	long n;
+};
+
+static const struct rb_opt_spec t_spec[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, offsetof(struct t_opts, lab), 0, 0,
+	  "" },
+	{ "--flag", NULL, RB_OPT_FLAG, offsetof(struct t_opts, flag), 0, 0,
+	  "" },
+	{ "--item", "X", RB_OPT_LIST, offsetof(struct t_opts, list), 0, 0, "" },
+	{ "--n", "N", RB_OPT_COUNT, offsetof(struct t_opts, n), 1, 9, "" },
+	{ NULL },
+};
+
+Test(manpage, options_parse_by_their_rows)
+{
+	char a0[] = "--lab=a.yaml", a1[] = "--flag", a2[] = "--item",
+	     a3[] = "x", a4[] = "pos", a5[] = "--item=y", a6[] = "--n",
+	     a7[] = "7", a8[] = "--", a9[] = "--lab";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9 };
+	struct t_opts o = { .list = SVEC_INIT };
+	struct svec args = SVEC_INIT;
+
+	cr_assert_eq(rb_opts_parse("run", t_spec, 10, argv, &o, &args), 0);
+	cr_assert_str_eq(o.lab, "a.yaml");
+	cr_assert(o.flag);
+	cr_assert_eq(o.list.nr, 2);
+	cr_assert_str_eq(o.list.v[1], "y");
+	cr_assert_eq(o.n, 7);
+	cr_assert_eq(args.nr, 2);
+	cr_assert_str_eq(args.v[1], "--lab");
+	svec_clear(&o.list);
+	svec_clear(&args);
+}
+
+Test(manpage, options_refused)
+{
+	char b0[] = "--nope", b1[] = "--lab", b2[] = "--n", b3[] = "10",
+	     b4[] = "--flag=1", b5[] = "word";
+	char *unknown[] = { b0 }, *missing[] = { b1 }, *range[] = { b2, b3 },
+	     *flagval[] = { b4 }, *pos[] = { b5 };
+	struct t_opts o = { .list = SVEC_INIT };
+
+	cr_redirect_stderr();
+	cr_assert_eq(rb_opts_parse("run", t_spec, 1, unknown, &o, NULL),
+		     RB_EXIT_USAGE);
+	cr_assert_eq(rb_opts_parse("run", t_spec, 1, missing, &o, NULL),
+		     RB_EXIT_USAGE);
+	cr_assert_eq(rb_opts_parse("run", t_spec, 2, range, &o, NULL),
+		     RB_EXIT_USAGE);
+	cr_assert_eq(rb_opts_parse("run", t_spec, 1, flagval, &o, NULL),
+		     RB_EXIT_USAGE);
+	cr_assert_eq(rb_opts_parse("run", t_spec, 1, pos, &o, NULL),
+		     RB_EXIT_USAGE);
+	svec_clear(&o.list);
 }
