@@ -21,32 +21,30 @@ struct history_opts {
 	struct svec params;
 };
 
+#define HISTORY_OPT(f) offsetof(struct history_opts, f)
+const struct rb_opt_spec history_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, HISTORY_OPT(lab), 0, 0,
+	  "the lab file" },
+	{ "--job", "JOB", RB_OPT_STRING, HISTORY_OPT(job), 0, 0,
+	  "a job file, or the stored name of a job" },
+	{ "--stat", "STAT", RB_OPT_STRING, HISTORY_OPT(stat), 0, 0,
+	  "the stat shown (default: the job's metric)" },
+	{ "--param", "K=V", RB_OPT_LIST, HISTORY_OPT(params), 0, 0,
+	  "select one atomic job of a matrix job file" },
+	{ "--json", NULL, RB_OPT_FLAG, HISTORY_OPT(json), 0, 0,
+	  "the same as JSON" },
+	{ "--svg", "FILE", RB_OPT_STRING, HISTORY_OPT(svg), 0, 0,
+	  "draw the series" },
+	{ NULL },
+};
+
 static int parse(int argc, char **argv, struct history_opts *o)
 {
-	const char *v;
-	int i, r;
+	int r = rb_opts_parse("history", history_opts, argc - 1, argv + 1, o,
+			      NULL);
 
-	for (i = 1; i < argc; i++) {
-		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o->lab)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--job", &o->job)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--stat", &o->stat)) ||
-		    (r = rb_opt_arg(argc, argv, &i, "--svg", &o->svg))) {
-			if (r < 0)
-				return rb_usage_error("history",
-						      "'%s' needs a value",
-						      argv[i]);
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--param", &v))) {
-			if (r < 0)
-				return rb_usage_error(
-					"history", "'--param' needs a value");
-			svec_push(&o->params, v);
-		} else if (!strcmp(argv[i], "--json")) {
-			o->json = true;
-		} else {
-			return rb_usage_error("history",
-					      "unknown argument '%s'", argv[i]);
-		}
-	}
+	if (r)
+		return r;
 	if (!o->lab || !o->job)
 		return rb_usage_error("history",
 				      "--lab and --job are required");

@@ -9,35 +9,42 @@
 #include "../schema.h"
 #include "cli.h"
 
+struct nightly_args {
+	struct nightly_opts o;
+	const char *interval;
+};
+
+#define NIGHTLY_OPT(f) offsetof(struct nightly_args, f)
+const struct rb_opt_spec nightly_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, NIGHTLY_OPT(o.lab), 0, 0,
+	  "the lab file" },
+	{ "--once", NULL, RB_OPT_FLAG, NIGHTLY_OPT(o.once), 0, 0,
+	  "one cycle, then exit (for cron and systemd)" },
+	{ "--interval", "T", RB_OPT_STRING, NIGHTLY_OPT(interval), 0, 0,
+	  "between cycles (default: nightly.interval, 6h)" },
+	{ NULL },
+};
+
 int cmd_nightly(int argc, char **argv)
 {
-	struct nightly_opts o = { 0 };
-	const char *v;
-	int i, r;
+	struct nightly_args a;
+	int r;
 
-	for (i = 1; i < argc; i++) {
-		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &o.lab))) {
-			if (r < 0)
-				return rb_usage_error("nightly",
-						      "'--lab' needs a value");
-		} else if ((r = rb_opt_arg(argc, argv, &i, "--interval", &v))) {
-			if (r < 0 ||
-			    schema_parse_duration(v, &o.interval) < 0 ||
-			    o.interval < 1)
-				return rb_usage_error(
-					"nightly",
-					"--interval takes a time (6h, 30m, "
-					"3600s or seconds)");
-		} else if (!strcmp(argv[i], "--once")) {
-			o.once = true;
-		} else {
-			return rb_usage_error("nightly",
-					      "unknown argument '%s'", argv[i]);
-		}
-	}
-	if (!o.lab)
+	memset(&a, 0, sizeof(a));
+	r = rb_opts_parse("nightly", nightly_opts, argc - 1, argv + 1, &a,
+			  NULL);
+
+	if (r)
+		return r;
+	if (a.interval &&
+	    (schema_parse_duration(a.interval, &a.o.interval) < 0 ||
+	     a.o.interval < 1))
+		return rb_usage_error("nightly",
+				      "--interval takes a time (6h, 30m, "
+				      "3600s or seconds)");
+	if (!a.o.lab)
 		return rb_usage_error("nightly", "--lab is required");
-	o.out = stdout;
-	o.tty = isatty(STDERR_FILENO);
-	return nightly_main(&o);
+	a.o.out = stdout;
+	a.o.tty = isatty(STDERR_FILENO);
+	return nightly_main(&a.o);
 }

@@ -9,6 +9,7 @@
 #include "../reporting.h"
 #include "../sbuf.h"
 #include "../store.h"
+#include "../svec.h"
 #include "cli.h"
 
 /* The atomic job file a bisection ran (runner_init wrote it there). */
@@ -70,11 +71,31 @@ out:
 	return ret;
 }
 
+struct report_args {
+	const char *lab;
+	bool send, force, still;
+};
+
+#define REPORT_OPT(f) offsetof(struct report_args, f)
+const struct rb_opt_spec report_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, REPORT_OPT(lab), 0, 0,
+	  "the lab file" },
+	{ "--send", NULL, RB_OPT_FLAG, REPORT_OPT(send), 0, 0,
+	  "deliver it with the lab's mail settings" },
+	{ "--force", NULL, RB_OPT_FLAG, REPORT_OPT(force), 0, 0,
+	  "send a mail whose sending was interrupted" },
+	{ "--still", NULL, RB_OPT_FLAG, REPORT_OPT(still), 0, 0,
+	  "the follow-up of a still regression" },
+	{ NULL },
+};
+
 int cmd_report(int argc, char **argv)
 {
-	const char *labp = NULL, *v = NULL;
-	bool send = false, force = false, existing, lab_up = false;
-	bool still = false;
+	struct report_args ra = { 0 };
+	struct svec args = SVEC_INIT;
+	const char *labp, *v;
+	bool send, force, existing, lab_up = false;
+	bool still;
 	struct lab lab;
 	struct store *st = NULL;
 	struct bisection_rec rec = { 0 };
@@ -82,30 +103,31 @@ int cmd_report(int argc, char **argv)
 	struct ctx_opts co = { 0 };
 	char *jf = NULL, *mid = NULL, *eml = NULL, *msg = NULL;
 	long id = 0;
-	int i, r, ret = RB_EXIT_FAIL;
+	int r, ret = RB_EXIT_FAIL;
 	bool ctx_up = false;
 
-	for (i = 1; i < argc; i++) {
-		if ((r = rb_opt_arg(argc, argv, &i, "--lab", &labp))) {
-			if (r < 0)
-				return rb_usage_error("report",
-						      "'--lab' needs a value");
-		} else if (!strcmp(argv[i], "--send")) {
-			send = true;
-		} else if (!strcmp(argv[i], "--force")) {
-			force = true;
-		} else if (!strcmp(argv[i], "--still")) {
-			still = true;
-		} else if (!v && argv[i][0] != '-') {
-			v = argv[i];
-		} else {
-			return rb_usage_error("report", "unknown argument '%s'",
-					      argv[i]);
-		}
+	r = rb_opts_parse("report", report_opts, argc - 1, argv + 1, &ra,
+			  &args);
+	if (r) {
+		svec_clear(&args);
+		return r;
 	}
-	if (!labp || !v || rb_parse_long(v, &id) < 0 || id < 1)
+	if (args.nr > 1) {
+		r = rb_usage_error("report", "unknown argument '%s'",
+				   args.v[1]);
+		svec_clear(&args);
+		return r;
+	}
+	labp = ra.lab;
+	send = ra.send;
+	force = ra.force;
+	still = ra.still;
+	v = args.nr ? args.v[0] : NULL;
+	if (!labp || !v || rb_parse_long(v, &id) < 0 || id < 1) {
+		svec_clear(&args);
 		return rb_usage_error("report", "--lab and a bisection ID are "
 						"required");
+	}
 	if (lab_load(&lab, labp) < 0)
 		goto fail;
 	lab_up = true;
@@ -162,5 +184,6 @@ out:
 	free(mid);
 	free(eml);
 	free(msg);
+	svec_clear(&args);
 	return ret;
 }

@@ -19,9 +19,9 @@ const struct rb_command rb_commands[] = {
 	{ "pick", cmd_pick, NULL, NULL },
 	{ "run", cmd_run, run_opts, NULL },
 	{ "bisect", cmd_bisect, bisect_opts, NULL },
-	{ "report", cmd_report, NULL, NULL },
-	{ "nightly", cmd_nightly, NULL, NULL },
-	{ "history", cmd_history, NULL, NULL },
+	{ "report", cmd_report, report_opts, NULL },
+	{ "nightly", cmd_nightly, nightly_opts, NULL },
+	{ "history", cmd_history, history_opts, NULL },
 };
 
 const size_t rb_commands_nr = RB_ARRAY_SIZE(rb_commands);
