@@ -61,3 +61,26 @@ char *db_col_opt(sqlite3_stmt *s, int i)
 
 	return t ? xstrdup((const char *)t) : NULL;
 }
+
+int db_rows(sqlite3 *db, sqlite3_stmt *s, size_t size,
+	    void (*read)(sqlite3_stmt *s, void *elem, void *arg), void *arg,
+	    void **out, size_t *n, const char *what)
+{
+	char *v = NULL;
+	size_t nr = 0, alloc = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nr == alloc) {
+			alloc = alloc ? alloc * 2 : 8;
+			v = xrealloc(v, alloc * size);
+		}
+		memset(v + nr * size, 0, size);
+		read(s, v + nr * size, arg);
+		nr++;
+	}
+	sqlite3_finalize(s);
+	*out = v;
+	*n = nr;
+	return rc == SQLITE_DONE ? 0 : db_error(db, what);
+}

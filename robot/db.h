@@ -19,6 +19,15 @@ int db_done(sqlite3 *db, sqlite3_stmt *s, int64_t *id);
 /* Bind text (copied), NULL as SQL NULL; an id, 0 as SQL NULL. */
 void db_bind_opt(sqlite3_stmt *s, int i, const char *v);
 void db_bind_id(sqlite3_stmt *s, int i, int64_t v);
+/*
+ * Step a query to its end, one element of size bytes a row, filled by
+ * read(s, elem, arg) into a growing array (*out, *n: the caller frees it
+ * with its own function, also after an error); finalizes s. 0, or -1 with
+ * "what" in the error.
+ */
+int db_rows(sqlite3 *db, sqlite3_stmt *s, size_t size,
+	    void (*read)(sqlite3_stmt *s, void *elem, void *arg), void *arg,
+	    void **out, size_t *n, const char *what);
 /* A column as a malloc'd string: "" or NULL for SQL NULL. */
 char *db_col_text(sqlite3_stmt *s, int i);
 char *db_col_opt(sqlite3_stmt *s, int i);

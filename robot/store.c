@@ -686,6 +686,33 @@ static void read_bisection(sqlite3_stmt *s, struct bisection_rec *b)
 	b->finished = sqlite3_column_double(s, 11);
 }
 
+static void read_bisection_row(sqlite3_stmt *s, void *elem, void *arg)
+{
+	read_bisection(s, elem);
+}
+
+static void read_step(sqlite3_stmt *s, void *elem, void *arg)
+{
+	struct bisection_step_rec *v = elem;
+
+	v->id = sqlite3_column_int64(s, 0);
+	v->kind = db_col_text(s, 1);
+	v->commit = db_col_opt(s, 2);
+	v->host = db_col_opt(s, 3);
+	v->verdict = db_col_opt(s, 4);
+	v->detail = db_col_opt(s, 5);
+	v->time = sqlite3_column_double(s, 6);
+}
+
+static void read_sample(sqlite3_stmt *s, void *elem, void *arg)
+{
+	struct run_sample *v = elem;
+
+	v->run_id = sqlite3_column_int64(s, 0);
+	v->host = db_col_text(s, 1);
+	v->value = sqlite3_column_double(s, 2);
+}
+
 static int one_bisection(struct store *st, sqlite3_stmt *s,
 			 struct bisection_rec *out)
 {
@@ -774,27 +801,20 @@ int store_bisection_finish(struct store *st, int64_t id, const char *status,
 int store_bisection_list(struct store *st, struct bisection_rec **out,
 			 size_t *n)
 {
-	struct bisection_rec *v = NULL;
-	size_t nr = 0, alloc = 0;
 	sqlite3_stmt *s;
-	int rc;
 
 	if (prepare(st,
 		    "SELECT " BISECTION_COLS " FROM bisections"
 		    " ORDER BY id DESC",
 		    &s) < 0)
 		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		RB_ALLOC_GROW(v, nr + 1, alloc);
-		read_bisection(s, &v[nr++]);
+	if (db_rows(st->db, s, sizeof(**out), read_bisection_row, NULL,
+		    (void **)out, n, "read bisections") < 0) {
+		bisection_recs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		bisection_recs_free(v, nr);
-		return store_error(st, "read bisections");
-	}
-	*out = v;
-	*n = nr;
 	return 0;
 }
 
@@ -832,10 +852,7 @@ int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 int store_bisection_steps(struct store *st, int64_t id,
 			  struct bisection_step_rec **out, size_t *n)
 {
-	struct bisection_step_rec *v = NULL;
-	size_t nr = 0, alloc = 0;
 	sqlite3_stmt *s;
-	int rc;
 
 	if (prepare(st,
 		    "SELECT id, kind, commit_sha, host, verdict, detail, time"
@@ -843,24 +860,13 @@ int store_bisection_steps(struct store *st, int64_t id,
 		    &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		RB_ALLOC_GROW(v, nr + 1, alloc);
-		v[nr].id = sqlite3_column_int64(s, 0);
-		v[nr].kind = db_col_text(s, 1);
-		v[nr].commit = db_col_opt(s, 2);
-		v[nr].host = db_col_opt(s, 3);
-		v[nr].verdict = db_col_opt(s, 4);
-		v[nr].detail = db_col_opt(s, 5);
-		v[nr].time = sqlite3_column_double(s, 6);
-		nr++;
+	if (db_rows(st->db, s, sizeof(**out), read_step, NULL, (void **)out, n,
+		    "read bisection steps") < 0) {
+		bisection_steps_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		bisection_steps_free(v, nr);
-		return store_error(st, "read bisection steps");
-	}
-	*out = v;
-	*n = nr;
 	return 0;
 }
 
@@ -868,10 +874,7 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 			    const char *stat, struct run_sample **out,
 			    size_t *n)
 {
-	struct run_sample *v = NULL;
-	size_t nr = 0, alloc = 0;
 	sqlite3_stmt *s;
-	int rc;
 
 	if (prepare(st,
 		    "SELECT r.id, r.host, s.value FROM runs r"
@@ -883,20 +886,13 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, stat, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		RB_ALLOC_GROW(v, nr + 1, alloc);
-		v[nr].run_id = sqlite3_column_int64(s, 0);
-		v[nr].host = db_col_text(s, 1);
-		v[nr].value = sqlite3_column_double(s, 2);
-		nr++;
+	if (db_rows(st->db, s, sizeof(**out), read_sample, NULL, (void **)out,
+		    n, "read samples") < 0) {
+		run_samples_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		run_samples_free(v, nr);
-		return store_error(st, "read samples");
-	}
-	*out = v;
-	*n = nr;
 	return 0;
 }
 
