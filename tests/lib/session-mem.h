@@ -57,7 +57,7 @@ struct session_mem {
 	struct rb_range range;
 	long n; /* commits c0..cN: n = N */
 	int nr_hosts;
-	char names[SESSION_MEM_MAX_HOSTS][8];
+	char names[SESSION_MEM_MAX_HOSTS][16];
 	const char *hosts[SESSION_MEM_MAX_HOSTS];
 	struct session_mem_model model;
 	/* the records of the bisection */
