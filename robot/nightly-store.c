@@ -182,12 +182,36 @@ int nstore_job_add(struct store *st, const struct nightly_job_rec *j,
 	return db_done(store_db(st), s, id);
 }
 
+static void read_job(sqlite3_stmt *s, void *elem, void *arg)
+{
+	struct nightly_job_rec *j = elem;
+
+	j->id = sqlite3_column_int64(s, 0);
+	j->cycle_id = sqlite3_column_int64(s, 1);
+	j->seq = sqlite3_column_int(s, 2);
+	j->job = db_col_opt(s, 3);
+	j->job_file = db_col_opt(s, 4);
+	j->params = db_col_opt(s, 5);
+	j->metric = db_col_opt(s, 6);
+	j->threshold = db_col_opt(s, 7);
+	j->host = db_col_opt(s, 8);
+	j->hosts = db_col_opt(s, 9);
+	j->head = db_col_opt(s, 10);
+	j->baseline = db_col_opt(s, 11);
+	j->baseline_name = db_col_opt(s, 12);
+	j->state = db_col_opt(s, 13);
+	j->verdict = db_col_opt(s, 14);
+	j->detection = db_col_opt(s, 15);
+	j->outcome = db_col_opt(s, 16);
+	j->mail = db_col_opt(s, 17);
+	j->message = db_col_opt(s, 18);
+	j->bisection_id = sqlite3_column_int64(s, 19);
+}
+
 int nstore_jobs(struct store *st, int64_t cycle_id,
 		struct nightly_job_rec **out, size_t *n)
 {
 	sqlite3_stmt *s;
-	size_t alloc = 0;
-	int r;
 
 	*out = NULL;
 	*n = 0;
@@ -200,39 +224,12 @@ int nstore_jobs(struct store *st, int64_t cycle_id,
 		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, cycle_id);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		struct nightly_job_rec *j;
-
-		RB_ALLOC_GROW(*out, *n + 1, alloc);
-		j = &(*out)[(*n)++];
-		memset(j, 0, sizeof(*j));
-		j->id = sqlite3_column_int64(s, 0);
-		j->cycle_id = sqlite3_column_int64(s, 1);
-		j->seq = sqlite3_column_int(s, 2);
-		j->job = db_col_opt(s, 3);
-		j->job_file = db_col_opt(s, 4);
-		j->params = db_col_opt(s, 5);
-		j->metric = db_col_opt(s, 6);
-		j->threshold = db_col_opt(s, 7);
-		j->host = db_col_opt(s, 8);
-		j->hosts = db_col_opt(s, 9);
-		j->head = db_col_opt(s, 10);
-		j->baseline = db_col_opt(s, 11);
-		j->baseline_name = db_col_opt(s, 12);
-		j->state = db_col_opt(s, 13);
-		j->verdict = db_col_opt(s, 14);
-		j->detection = db_col_opt(s, 15);
-		j->outcome = db_col_opt(s, 16);
-		j->mail = db_col_opt(s, 17);
-		j->message = db_col_opt(s, 18);
-		j->bisection_id = sqlite3_column_int64(s, 19);
-	}
-	sqlite3_finalize(s);
-	if (r != SQLITE_DONE) {
+	if (db_rows(store_db(st), s, sizeof(**out), read_job, NULL,
+		    (void **)out, n, "read the cycle's jobs") < 0) {
 		nightly_job_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_error(store_db(st), "read the cycle's jobs");
+		return -1;
 	}
 	return 0;
 }
@@ -483,6 +480,11 @@ static void read_report(sqlite3_stmt *s, struct nightly_report_rec *r)
 	r->created = sqlite3_column_double(s, 11);
 }
 
+static void read_report_row(sqlite3_stmt *s, void *elem, void *arg)
+{
+	read_report(s, elem);
+}
+
 int nstore_report_add(struct store *st, const struct nightly_report_rec *r,
 		      int64_t *id)
 {
@@ -529,8 +531,6 @@ int nstore_reports_open(struct store *st, const char *job, const char *metric,
 			size_t *n)
 {
 	sqlite3_stmt *s;
-	size_t alloc = 0;
-	int r;
 
 	*out = NULL;
 	*n = 0;
@@ -544,17 +544,12 @@ int nstore_reports_open(struct store *st, const char *job, const char *metric,
 	db_bind_opt(s, 1, job);
 	db_bind_opt(s, 2, metric);
 	db_bind_opt(s, 3, kind);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		RB_ALLOC_GROW(*out, *n + 1, alloc);
-		memset(&(*out)[*n], 0, sizeof(**out));
-		read_report(s, &(*out)[(*n)++]);
-	}
-	sqlite3_finalize(s);
-	if (r != SQLITE_DONE) {
+	if (db_rows(store_db(st), s, sizeof(**out), read_report_row, NULL,
+		    (void **)out, n, "read the reports") < 0) {
 		nightly_report_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_error(store_db(st), "read the reports");
+		return -1;
 	}
 	return 0;
 }
@@ -639,12 +634,24 @@ void nightly_still_recs_free(struct nightly_still_rec *v, size_t n)
 	free(v);
 }
 
+static void read_still(sqlite3_stmt *s, void *elem, void *arg)
+{
+	struct nightly_still_rec *e = elem;
+
+	e->tree = db_col_opt(s, 0);
+	e->branch = db_col_opt(s, 1);
+	e->head = db_col_opt(s, 2);
+	e->mail = db_col_opt(s, 3);
+	e->change_pct = sqlite3_column_type(s, 4) == SQLITE_NULL ?
+				NAN :
+				sqlite3_column_double(s, 4);
+	e->time = sqlite3_column_double(s, 5);
+}
+
 int nstore_still_list(struct store *st, int64_t report_id,
 		      struct nightly_still_rec **out, size_t *n)
 {
 	sqlite3_stmt *s;
-	size_t alloc = 0;
-	int r;
 
 	*out = NULL;
 	*n = 0;
@@ -654,26 +661,12 @@ int nstore_still_list(struct store *st, int64_t report_id,
 		       &s) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, report_id);
-	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		struct nightly_still_rec *e;
-
-		RB_ALLOC_GROW(*out, *n + 1, alloc);
-		e = &(*out)[(*n)++];
-		e->tree = db_col_opt(s, 0);
-		e->branch = db_col_opt(s, 1);
-		e->head = db_col_opt(s, 2);
-		e->mail = db_col_opt(s, 3);
-		e->change_pct = sqlite3_column_type(s, 4) == SQLITE_NULL ?
-					NAN :
-					sqlite3_column_double(s, 4);
-		e->time = sqlite3_column_double(s, 5);
-	}
-	sqlite3_finalize(s);
-	if (r != SQLITE_DONE) {
+	if (db_rows(store_db(st), s, sizeof(**out), read_still, NULL,
+		    (void **)out, n, "read the still entries") < 0) {
 		nightly_still_recs_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_error(store_db(st), "read the still entries");
+		return -1;
 	}
 	return 0;
 }
