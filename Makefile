@@ -164,6 +164,7 @@ lint:
 		-D__GNUC__ -Irobot robot robot/cli
 	scripts/check-purity
 	scripts/check-shell
+	scripts/check-man
 
 bench: bin/robot
 	tests/bench/run-all
