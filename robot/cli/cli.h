@@ -66,7 +66,7 @@ const struct rb_opt_spec *rb_command_opts(const char *cmd);
 
 /* The commands: cli/cmd_<name>.c each, with their option rows. */
 extern const struct rb_opt_spec run_opts[], bisect_opts[], outbox_opts[],
-	report_opts[], nightly_opts[], history_opts[];
+	report_opts[], nightly_opts[], history_opts[], lab_opts[], job_opts[];
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

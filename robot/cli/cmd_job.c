@@ -59,9 +59,19 @@ out:
 	return ret;
 }
 
+#define JOB_OPT(f) offsetof(struct expand_opts, f)
+const struct rb_opt_spec job_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, JOB_OPT(lab), 0, 0,
+	  "resolve nr_threads against a host of this lab" },
+	{ "--host", "NAME", RB_OPT_STRING, JOB_OPT(host), 0, 0,
+	  "that host (default: the lab's first)" },
+	{ NULL },
+};
+
 static int job_expand(int argc, char **argv)
 {
 	struct expand_opts o = { 0 };
+	struct svec args = SVEC_INIT;
 	struct job_list jobs = JOB_LIST_INIT;
 	struct svec notices = SVEC_INIT;
 	struct sbuf out = SBUF_INIT, from = SBUF_INIT;
@@ -69,28 +79,22 @@ static int job_expand(int argc, char **argv)
 	size_t i;
 	int ret = RB_EXIT_FAIL, r;
 
-	for (i = 1; i < (size_t)argc; i++) {
-		int k = (int)i;
-
-		if ((r = rb_opt_arg(argc, argv, &k, "--lab", &o.lab)) ||
-		    (r = rb_opt_arg(argc, argv, &k, "--host", &o.host))) {
-			if (r < 0)
-				return rb_usage_error(
-					"job", "'%s' needs a value", argv[i]);
-			i = (size_t)k;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return rb_usage_error("job", "unknown option '%s'",
-					      argv[i]);
-		if (o.job)
-			return rb_usage_error("job", "expand takes one JOB");
-		o.job = argv[i];
+	r = rb_opts_parse("job", job_opts, argc - 1, argv + 1, &o, &args);
+	if (!r && args.nr > 1)
+		r = rb_usage_error("job", "expand takes one JOB");
+	o.job = args.nr ? args.v[0] : NULL;
+	if (r) {
+		svec_clear(&args);
+		return r;
 	}
-	if (!o.job)
+	if (!o.job) {
+		svec_clear(&args);
 		return rb_usage_error("job", "expand needs a JOB file");
-	if (o.host && !o.lab)
+	}
+	if (o.host && !o.lab) {
+		svec_clear(&args);
 		return rb_usage_error("job", "--host needs --lab");
+	}
 	if (job_load_file(&jobs, o.job) < 0 ||
 	    pick_nr_cpu(&o, &nr_cpu, &from) < 0 ||
 	    job_list_resolve(&jobs, nr_cpu, &notices) < 0) {
@@ -113,6 +117,7 @@ out:
 	sbuf_release(&out);
 	sbuf_release(&from);
 	svec_clear(&notices);
+	svec_clear(&args);
 	job_list_release(&jobs);
 	return ret;
 }

@@ -115,22 +115,22 @@ static void print_row(size_t wh, size_t wt, const char *host,
 	sbuf_release(&sb);
 }
 
+const struct rb_opt_spec lab_opts[] = {
+	{ "--lab", "LAB", RB_OPT_STRING, 0, 0, 0, "the lab file" },
+	{ NULL },
+};
+
 static int lab_check(int argc, char **argv)
 {
 	const char *file = NULL;
 	struct lab lab;
 	struct row *rows;
 	size_t i, wh = 4, wt = 9;
-	int k, r, ret = RB_EXIT_OK;
+	int r, ret = RB_EXIT_OK;
 
-	for (k = 1; k < argc; k++) {
-		r = rb_opt_arg(argc, argv, &k, "--lab", &file);
-		if (r < 0)
-			return rb_usage_error("lab", "--lab needs a value");
-		if (!r)
-			return rb_usage_error("lab", "unknown argument '%s'",
-					      argv[k]);
-	}
+	r = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &file, NULL);
+	if (r)
+		return r;
 	if (!file)
 		return rb_usage_error("lab", "check needs --lab LAB");
 	if (lab_load(&lab, file) < 0) {
