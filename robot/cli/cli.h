@@ -53,7 +53,7 @@ struct rb_opt_spec {
 };
 
 /*
- * Parse argv[0..argc) ("--name V", "--name=V", flags; "--" ends the
+ * Parse argv[0..argc) ("--name V", "--name=V", flags, "-x" rows too; "--" ends the
  * options) into opts by the rows of spec (ended by a row without a name).
  * Other words go to args, or are an error when args is NULL. 0, or the
  * usage error's exit code (the command's SYNOPSIS printed).
@@ -66,7 +66,8 @@ const struct rb_opt_spec *rb_command_opts(const char *cmd);
 
 /* The commands: cli/cmd_<name>.c each, with their option rows. */
 extern const struct rb_opt_spec run_opts[], bisect_opts[], outbox_opts[],
-	report_opts[], nightly_opts[], history_opts[], lab_opts[], job_opts[];
+	report_opts[], nightly_opts[], history_opts[], lab_opts[], job_opts[],
+	compare_opts[];
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -32,7 +32,31 @@ struct compare_opts {
 	bool all, more, json;
 	const char *lab, *job, *host;
 	struct svec params;
+	struct svec axis; /* KEY=VALUE as given */
 	struct svec axis_keys, axis_values;
+};
+
+#define COMPARE_OPT(f) offsetof(struct compare_opts, f)
+const struct rb_opt_spec compare_opts[] = {
+	{ "--all", NULL, RB_OPT_FLAG, COMPARE_OPT(all), 0, 0,
+	  "every stat, not only those lkp would show" },
+	{ "-a", NULL, RB_OPT_FLAG, COMPARE_OPT(all), 0, 0, "the same" },
+	{ "--more", NULL, RB_OPT_FLAG, COMPARE_OPT(more), 0, 0,
+	  "include the stats lkp's denylist hides" },
+	{ "-m", NULL, RB_OPT_FLAG, COMPARE_OPT(more), 0, 0, "the same" },
+	{ "--json", NULL, RB_OPT_FLAG, COMPARE_OPT(json), 0, 0,
+	  "rows, changes and significance tests as JSON" },
+	{ "--axis", "K=V", RB_OPT_LIST, COMPARE_OPT(axis), 0, 0,
+	  "a common axis for the header (repeatable)" },
+	{ "--lab", "LAB", RB_OPT_STRING, COMPARE_OPT(lab), 0, 0,
+	  "compare the runs the lab's store holds" },
+	{ "--job", "JOB", RB_OPT_STRING, COMPARE_OPT(job), 0, 0,
+	  "of this job" },
+	{ "--host", "HOST", RB_OPT_STRING, COMPARE_OPT(host), 0, 0,
+	  "on this host (when the lab has several)" },
+	{ "--param", "K=V", RB_OPT_LIST, COMPARE_OPT(params), 0, 0,
+	  "select one atomic job of a matrix job file" },
+	{ NULL },
 };
 
 static int parse_axis(struct compare_opts *o, const char *arg)
@@ -176,8 +200,10 @@ out:
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = { .params = SVEC_INIT,
+				  .axis = SVEC_INIT,
 				  .axis_keys = SVEC_INIT,
 				  .axis_values = SVEC_INIT };
+	struct svec args = SVEC_INIT;
 	struct svec keys = SVEC_INIT, values = SVEC_INIT;
 	struct cmp_matrix *m = NULL;
 	const struct cmp_matrix **mp = NULL;
@@ -188,39 +214,15 @@ int cmd_compare(int argc, char **argv)
 	int i, npaths, ret = RB_EXIT_FAIL, loaded = 0;
 	size_t a;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "--")) {
-			i++;
-			break;
-		} else if (!strcmp(arg, "--all") || !strcmp(arg, "-a")) {
-			o.all = true;
-		} else if (!strcmp(arg, "--more") || !strcmp(arg, "-m")) {
-			o.more = true;
-		} else if (!strcmp(arg, "--json")) {
-			o.json = true;
-		} else if (!strcmp(arg, "--axis") && i + 1 < argc) {
-			if (parse_axis(&o, argv[++i]))
-				goto usage;
-		} else if (rb_starts_with(arg, "--axis=")) {
-			if (parse_axis(&o, arg + 7))
-				goto usage;
-		} else if (!strcmp(arg, "--lab") && i + 1 < argc) {
-			o.lab = argv[++i];
-		} else if (!strcmp(arg, "--job") && i + 1 < argc) {
-			o.job = argv[++i];
-		} else if (!strcmp(arg, "--host") && i + 1 < argc) {
-			o.host = argv[++i];
-		} else if (!strcmp(arg, "--param") && i + 1 < argc) {
-			svec_push(&o.params, argv[++i]);
-		} else {
-			rb_usage_error("compare", "unknown option '%s'", arg);
+	i = rb_opts_parse("compare", compare_opts, argc - 1, argv + 1, &o,
+			  &args);
+	if (i)
+		goto usage;
+	for (a = 0; a < o.axis.nr; a++)
+		if (parse_axis(&o, o.axis.v[a]))
 			goto usage;
-		}
-	}
-	paths = argv + i;
-	npaths = argc - i;
+	paths = args.v;
+	npaths = (int)args.nr;
 	if (!o.lab != !o.job) {
 		rb_usage_error("compare", "--lab and --job go together");
 		goto usage;
@@ -289,8 +291,10 @@ done:
 	svec_clear(&keys);
 	svec_clear(&values);
 	svec_clear(&o.params);
+	svec_clear(&o.axis);
 	svec_clear(&o.axis_keys);
 	svec_clear(&o.axis_values);
+	svec_clear(&args);
 	sbuf_release(&out);
 	return ret;
 }

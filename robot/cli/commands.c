@@ -12,7 +12,7 @@ const struct rb_command rb_commands[] = {
 	{ "help", cmd_help, NULL,
 	  "show help for robot or one of its commands" },
 	{ "version", cmd_version, NULL, "print the robot's version" },
-	{ "compare", cmd_compare, NULL, NULL },
+	{ "compare", cmd_compare, compare_opts, NULL },
 	{ "job", cmd_job, job_opts, NULL },
 	{ "lab", cmd_lab, lab_opts, NULL },
 	{ "outbox", cmd_outbox, outbox_opts, NULL },

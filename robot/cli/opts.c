@@ -81,7 +81,7 @@ int rb_opts_parse(const char *cmd, const struct rb_opt_spec *spec, int argc,
 			break;
 		}
 		n = strcspn(a, "=");
-		o = a[0] == '-' && a[1] == '-' ? find_opt(spec, a, n) : NULL;
+		o = a[0] == '-' ? find_opt(spec, a, n) : NULL;
 		if (!o) {
 			if (a[0] == '-' && a[1])
 				return rb_usage_error(cmd,
