@@ -101,6 +101,19 @@ static double log_gamma(double x)
 	return lgamma_r(x, &sign);
 }
 
+/* One step of Lentz's method for a continued fraction: the factor. */
+static double lentz_step(double aa, double *c, double *d, double tiny)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /*
  * Continued fraction for the incomplete beta function, evaluated with the
  * modified Lentz method (converges for x < (a + 1) / (a + b + 2)).
@@ -120,23 +133,9 @@ static double incbeta_cf(double a, double b, double x)
 		double m2 = 2.0 * m;
 
 		aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(aa, &c, &d, tiny);
 		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(aa, &c, &d, tiny);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

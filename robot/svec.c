@@ -50,8 +50,7 @@ char *svec_pushf(struct svec *sv, const char *fmt, ...)
 	char *p;
 
 	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0)
-		rb_die("out of memory");
+	p = xstrvfmt(fmt, ap);
 	va_end(ap);
 	svec_push_nodup(sv, p);
 	return p;

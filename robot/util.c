@@ -112,15 +112,20 @@ void rb_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void rb_vnotice(const char *fmt, va_list ap)
+{
+	fputs("robot: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void rb_notice(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("robot: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rb_vnotice(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void rb_die(const char *fmt, ...)
@@ -192,14 +197,22 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xstrvfmt(const char *fmt, va_list ap)
+{
+	char *p;
+
+	if (vasprintf(&p, fmt, ap) < 0)
+		rb_die("out of memory");
+	return p;
+}
+
 char *xstrfmt(const char *fmt, ...)
 {
 	va_list ap;
 	char *p;
 
 	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0)
-		rb_die("out of memory");
+	p = xstrvfmt(fmt, ap);
 	va_end(ap);
 	return p;
 }

@@ -33,6 +33,9 @@ void rb_error_print(void);
 /* Warnings and notices go straight to stderr: "robot: warning: ...". */
 void rb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rb_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list. */
+void rb_vnotice(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 /* Fatal: print and exit 128. For "cannot happen" use RB_BUG. */
 void rb_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -47,6 +50,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrvfmt(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 /* Grow *p (of *alloc elements of size sz) to hold at least n elements. */
 #define RB_ALLOC_GROW(p, n, alloc)                                     \
 	do {                                                           \

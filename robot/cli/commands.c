@@ -53,11 +53,9 @@ int rb_usage_error(const char *cmd, const char *fmt, ...)
 	const struct rb_manpage *p = c ? page_of(c) : NULL;
 	va_list ap;
 
-	fputs("robot: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rb_vnotice(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (p)
 		rb_manpage_render(stderr, p->roff, 80, "SYNOPSIS", "usage: ");
 	return RB_EXIT_USAGE;
