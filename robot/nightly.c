@@ -51,15 +51,6 @@ struct nightly {
 
 /* --- events: stderr and the log ---------------------------------------- */
 
-static void stamp(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /*
  * The tee's log side: a line is written when it ends; a carriage return
  * starts it again (a terminal's status line is never logged), terminal
@@ -75,7 +66,7 @@ static void log_line(struct nightly *n, const char *s)
 		s += 7;
 	if (!*s || !n->log)
 		return;
-	stamp(when, sizeof(when));
+	rb_utc_stamp(when, sizeof(when));
 	if (n->cycle)
 		fprintf(n->log, "%s [cycle %lld] %s\n", when,
 			(long long)n->cycle, s);

@@ -224,15 +224,6 @@ out:
 	return ret;
 }
 
-static void now_utc(char *buf, size_t size)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static int save_entry(const struct rb_outbox *ob, struct rb_outbox_entry *e)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -240,7 +231,7 @@ static int save_entry(const struct rb_outbox *ob, struct rb_outbox_entry *e)
 	char now[32];
 	int ret;
 
-	now_utc(now, sizeof(now));
+	rb_utc_stamp(now, sizeof(now));
 	free(e->time);
 	e->time = xstrdup(now);
 	sbuf_addf(&sb, "state: %s\nkey: ", rb_outbox_state_name(e->state));
