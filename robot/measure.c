@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one measure path (measure.h). */
-#include <time.h>
 
 #include "robot.h"
 #include "infra.h"
@@ -110,9 +109,7 @@ int measure_retry(struct measure *m, const char *commit,
 	int failures = 0;
 
 	for (;;) {
-		struct timespec ts;
 		const char *again;
-		double p;
 
 		if (stats)
 			statset_release(stats);
@@ -135,10 +132,7 @@ int measure_retry(struct measure *m, const char *commit,
 			     m->host->name, again, why->buf);
 		if (failures >= INFRA_MAX_FAILURES)
 			break;
-		p = infra_pause(failures);
-		ts.tv_sec = (time_t)p;
-		ts.tv_nsec = (long)((p - (double)ts.tv_sec) * 1e9);
-		nanosleep(&ts, NULL);
+		rb_sleep(infra_pause(failures));
 	}
 	if (res->stage == MEASURE_BUILD)
 		return rb_error("giving up on building %.12s after %d "

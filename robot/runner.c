@@ -592,23 +592,23 @@ static char *read_opt(const char *dir, const char *name)
 }
 
 /*
- * Parse what the run left in ldir into stats (lkp names, "stress-ng."
- * prefixed). Returns the number of stressor rows found.
+ * The texts of the payload's stderr and outputs in ldir (NULL: none), *n
+ * of them.
  */
-/* The texts of the payload's stderr and outputs in ldir (NULL: none). */
-static char **payload_texts(const struct payload_ops *p, const char *ldir)
+static char **payload_texts(const struct payload_ops *p, const char *ldir,
+			    size_t *n)
 {
-	size_t n = 0, i;
+	size_t i;
 	char **v, *name;
 
-	while (p->outputs[n])
-		n++;
-	v = xcalloc(n + 2, sizeof(*v));
+	for (*n = 1; p->outputs[*n - 1]; (*n)++)
+		;
+	v = xcalloc(*n + 1, sizeof(*v));
 	name = xstrfmt("%s.stderr", p->name);
 	v[0] = read_opt(ldir, name);
 	free(name);
-	for (i = 0; i < n; i++)
-		v[i + 1] = read_opt(ldir, p->outputs[i]);
+	for (i = 1; i < *n; i++)
+		v[i] = read_opt(ldir, p->outputs[i - 1]);
 	return v;
 }
 
@@ -616,31 +616,21 @@ static void payload_texts_free(char **v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i <= n; i++)
+	for (i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
 }
 
-static size_t nr_outputs(const struct payload_ops *p)
-{
-	size_t n = 0;
-
-	while (p->outputs[n])
-		n++;
-	return n;
-}
-
 /*
- * Parse what the run left in ldir into stats (lkp names, prefixed with the
- * payload's name; `time -v` and the monitors too). Returns the number of
- * stressor rows found.
+ * Parse what the run left in ldir (texts: its stderr and outputs) into
+ * stats (lkp names, prefixed with the payload's name; `time -v` and the
+ * monitors too). Returns the number of stressor rows found.
  */
 static int parse_run(const char *ldir, const struct payload_ops *p,
-		     struct statset *stats)
+		     char **texts, struct statset *stats)
 {
 	struct statset raw = STATSET_INIT;
 	struct svec dropped = SVEC_INIT;
-	char **texts = payload_texts(p, ldir);
 	char *mon = read_opt(ldir, "monitor");
 	char *prefix = xstrfmt("%s.", p->name);
 	int rows;
@@ -666,7 +656,6 @@ static int parse_run(const char *ldir, const struct payload_ops *p,
 		mon = NULL; /* owned by the series (or freed on error) */
 	}
 	statset_release(&raw);
-	payload_texts_free(texts, nr_outputs(p));
 	free(prefix);
 	return rows;
 }
@@ -749,7 +738,8 @@ static void run_outcome(struct runner *r, const struct payload_ops *p,
 			enum run_status *status, struct statset *stats,
 			bool *infra, struct sbuf *why)
 {
-	char *rc_text = read_opt(ldir, "status"), *cpufreq;
+	char *rc_text = read_opt(ldir, "status"), *cpufreq, **texts;
+	size_t nt;
 	int rc, rows;
 
 	if (!rc_text) {
@@ -759,7 +749,8 @@ static void run_outcome(struct runner *r, const struct payload_ops *p,
 	}
 	rc = (int)strtol(rc_text, NULL, 10);
 	free(rc_text);
-	rows = parse_run(ldir, p, stats);
+	texts = payload_texts(p, ldir, &nt);
+	rows = parse_run(ldir, p, texts, stats);
 	cpufreq = read_opt(ldir, "cpufreq");
 	if (cpufreq && rb_starts_with(cpufreq, "unavailable"))
 		statset_set(stats, "cpufreq_governor.unavailable", 1);
@@ -767,14 +758,13 @@ static void run_outcome(struct runner *r, const struct payload_ops *p,
 	if (rc == 0 && rows > 0) {
 		*status = RUN_OK;
 	} else {
-		char **texts = payload_texts(p, ldir);
 		char *msg = p->error(texts[0] ? texts[0] : "", rc);
 
 		*status = RUN_FAILED;
 		sbuf_addf(why, "%s: %s", host->name, msg);
 		free(msg);
-		payload_texts_free(texts, nr_outputs(p));
 	}
+	payload_texts_free(texts, nt);
 }
 
 /* An OK run's stats.json and the commit's matrix.json. */

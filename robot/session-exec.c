@@ -5,7 +5,6 @@
  * worker threads that run its tasks on the lab's hosts.
  */
 #include <pthread.h>
-#include <time.h>
 
 #include "robot.h"
 #include "context.h"
@@ -143,11 +142,7 @@ static double x_now(void *data)
 
 static void x_pause(void *data, double seconds)
 {
-	struct timespec ts = { (time_t)seconds,
-			       (long)((seconds - (double)(time_t)seconds) *
-				      1e9) };
-
-	nanosleep(&ts, NULL);
+	rb_sleep(seconds);
 }
 
 /* --- the records ------------------------------------------------------- */

@@ -512,3 +512,11 @@ void rb_utc_stamp(char *buf, size_t len)
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+void rb_sleep(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, 0 };
+
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}

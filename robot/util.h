@@ -101,6 +101,8 @@ char *rb_realpath(const char *path);
 /* Time: seconds since the epoch as a double, and a monotonic clock. */
 double rb_now(void);
 double rb_monotonic(void);
+/* Sleep for seconds (a fraction too). */
+void rb_sleep(double seconds);
 /* Now in UTC as "2026-01-05T02:00:03Z" into buf (at least 21 bytes). */
 void rb_utc_stamp(char *buf, size_t len);
 

@@ -93,9 +93,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args ra = { 0 };
 	struct svec args = SVEC_INIT;
-	const char *labp, *v;
-	bool send, force, existing, lab_up = false;
-	bool still;
+	const char *v;
+	bool existing, lab_up = false;
 	struct lab lab;
 	struct store *st = NULL;
 	struct bisection_rec rec = { 0 };
@@ -118,17 +117,13 @@ int cmd_report(int argc, char **argv)
 		svec_clear(&args);
 		return r;
 	}
-	labp = ra.lab;
-	send = ra.send;
-	force = ra.force;
-	still = ra.still;
 	v = args.nr ? args.v[0] : NULL;
-	if (!labp || !v || rb_parse_long(v, &id) < 0 || id < 1) {
+	if (!ra.lab || !v || rb_parse_long(v, &id) < 0 || id < 1) {
 		svec_clear(&args);
 		return rb_usage_error("report", "--lab and a bisection ID are "
 						"required");
 	}
-	if (lab_load(&lab, labp) < 0)
+	if (lab_load(&lab, ra.lab) < 0)
 		goto fail;
 	lab_up = true;
 	if (store_open(&st, lab.workdir) < 0)
@@ -142,13 +137,13 @@ int cmd_report(int argc, char **argv)
 	jf = job_file(&lab, rec.job);
 	store_close(st);
 	st = NULL;
-	co.lab = labp;
+	co.lab = ra.lab;
 	co.job = jf;
 	co.need_repo = true;
 	if (ctx_open(&c, &co) < 0)
 		goto fail;
 	ctx_up = true;
-	if (still) {
+	if (ra.still) {
 		if (draft_still(&c, id, &mid, &eml) < 0)
 			goto fail;
 	} else if (report_draft(&c, id, NULL, 0, &mid, &eml, &existing) < 0) {
@@ -158,8 +153,8 @@ int cmd_report(int argc, char **argv)
 		goto fail;
 	fputs(msg, stdout);
 	fflush(stdout);
-	if (send) {
-		r = report_send(&c.lab, mid, force);
+	if (ra.send) {
+		r = report_send(&c.lab, mid, ra.force);
 		if (r < 0)
 			goto fail;
 		if (r > 0)
