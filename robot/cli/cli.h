@@ -50,7 +50,35 @@ struct rb_opt_spec {
 	size_t off; /* offsetof the field in the command's options */
 	long min, max; /* RB_OPT_COUNT */
 	const char *help;
+	bool required; /* a usage error names every required row */
 };
+
+/*
+ * Rows, as git's OPT_STRING() and friends write them; a row that must be
+ * given ends with RB_OPT_REQ (the usage error then names every required
+ * row).
+ */
+/* clang-format off */
+#define RB_OPT_ROW(n, a, t, o, h, ...) \
+	{ .name = n, .arg = a, .type = t, .off = o, .help = h, __VA_ARGS__ }
+#define RB_OPT_STR(n, a, o, h, ...) RB_OPT_ROW(n, a, RB_OPT_STRING, o, h, __VA_ARGS__)
+#define RB_OPT_BOOL(n, o, h) RB_OPT_ROW(n, NULL, RB_OPT_FLAG, o, h)
+#define RB_OPT_ADD(n, a, o, h, ...) RB_OPT_ROW(n, a, RB_OPT_LIST, o, h, __VA_ARGS__)
+#define RB_OPT_NUM(n, a, o, lo, hi, h) \
+	RB_OPT_ROW(n, a, RB_OPT_COUNT, o, h, .min = lo, .max = hi)
+#define RB_OPT_END { NULL }
+#define RB_OPT_REQ .required = true
+/* clang-format on */
+/* The rows several commands share, in the same words. */
+#define RB_OPT_LAB(off, ...) \
+	RB_OPT_STR("--lab", "LAB", off, "the lab file", __VA_ARGS__)
+#define RB_OPT_JOB(off, ...) \
+	RB_OPT_STR("--job", "JOB", off, "the job file", __VA_ARGS__)
+#define RB_OPT_PARAM(off)                 \
+	RB_OPT_ADD("--param", "K=V", off, \
+		   "select one atomic job of a matrix job file")
+#define RB_OPT_FORCE(off) \
+	RB_OPT_BOOL("--force", off, "send a mail whose sending was interrupted")
 
 /*
  * Parse argv[0..argc) ("--name V", "--name=V", flags, "-x" rows too; "--" ends the

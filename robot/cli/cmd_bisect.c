@@ -39,27 +39,23 @@ struct bisect_opts {
 
 #define BISECT_OPT(f) offsetof(struct bisect_opts, f)
 const struct rb_opt_spec bisect_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, BISECT_OPT(ctx.lab), 0, 0,
-	  "the lab file" },
-	{ "--job", "JOB", RB_OPT_STRING, BISECT_OPT(ctx.job), 0, 0,
-	  "the job file" },
-	{ "--good", "REV", RB_OPT_LIST, BISECT_OPT(goods), 0, 0,
-	  "a good commit (repeatable)" },
-	{ "--bad", "REV", RB_OPT_STRING, BISECT_OPT(bad), 0, 0,
-	  "the bad commit" },
-	{ "--metric", "STAT", RB_OPT_STRING, BISECT_OPT(metric), 0, 0,
-	  "the stat bisected (default: the job's headline)" },
-	{ "--threshold", "VALUE|-N%|+N%", RB_OPT_STRING, BISECT_OPT(threshold),
-	  0, 0, "the regression: a value, a drop or a rise from good" },
-	{ "--first-parent", NULL, RB_OPT_FLAG, BISECT_OPT(first_parent), 0, 0,
-	  "follow only the first parent of merges" },
-	{ "--hosts", "NAME,...", RB_OPT_STRING, BISECT_OPT(ctx.hosts), 0, 0,
-	  "the lab hosts to use (default: all)" },
-	{ "--param", "K=V", RB_OPT_LIST, BISECT_OPT(params), 0, 0,
-	  "select one atomic job of a matrix job file" },
-	{ "--json", "FILE", RB_OPT_STRING, BISECT_OPT(json), 0, 0,
-	  "the result as JSON" },
-	{ NULL },
+	RB_OPT_LAB(BISECT_OPT(ctx.lab), RB_OPT_REQ),
+	RB_OPT_JOB(BISECT_OPT(ctx.job), RB_OPT_REQ),
+	RB_OPT_ADD("--good", "REV", BISECT_OPT(goods),
+		   "a good commit (repeatable)", RB_OPT_REQ),
+	RB_OPT_STR("--bad", "REV", BISECT_OPT(bad), "the bad commit",
+		   RB_OPT_REQ),
+	RB_OPT_STR("--metric", "STAT", BISECT_OPT(metric),
+		   "the stat bisected (default: the job's headline)"),
+	RB_OPT_STR("--threshold", "VALUE|-N%|+N%", BISECT_OPT(threshold),
+		   "the regression: a value, a drop or a rise from good"),
+	RB_OPT_BOOL("--first-parent", BISECT_OPT(first_parent),
+		    "follow only the first parent of merges"),
+	RB_OPT_STR("--hosts", "NAME,...", BISECT_OPT(ctx.hosts),
+		   "the lab hosts to use (default: all)"),
+	RB_OPT_PARAM(BISECT_OPT(params)),
+	RB_OPT_STR("--json", "FILE", BISECT_OPT(json), "the result as JSON"),
+	RB_OPT_END,
 };
 
 static int parse(int argc, char **argv, struct bisect_opts *o)
@@ -69,10 +65,6 @@ static int parse(int argc, char **argv, struct bisect_opts *o)
 
 	if (r)
 		return r;
-	if (!o->ctx.lab || !o->ctx.job || !o->goods.nr || !o->bad)
-		return rb_usage_error("bisect",
-				      "--lab, --job, --good and --bad "
-				      "are required");
 	o->ctx.params = (const char *const *)o->params.v;
 	o->ctx.nr_params = o->params.nr;
 	o->ctx.need_repo = true;

@@ -23,33 +23,16 @@ struct history_opts {
 
 #define HISTORY_OPT(f) offsetof(struct history_opts, f)
 const struct rb_opt_spec history_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, HISTORY_OPT(lab), 0, 0,
-	  "the lab file" },
-	{ "--job", "JOB", RB_OPT_STRING, HISTORY_OPT(job), 0, 0,
-	  "a job file, or the stored name of a job" },
-	{ "--stat", "STAT", RB_OPT_STRING, HISTORY_OPT(stat), 0, 0,
-	  "the stat shown (default: the job's metric)" },
-	{ "--param", "K=V", RB_OPT_LIST, HISTORY_OPT(params), 0, 0,
-	  "select one atomic job of a matrix job file" },
-	{ "--json", NULL, RB_OPT_FLAG, HISTORY_OPT(json), 0, 0,
-	  "the same as JSON" },
-	{ "--svg", "FILE", RB_OPT_STRING, HISTORY_OPT(svg), 0, 0,
-	  "draw the series" },
-	{ NULL },
+	RB_OPT_LAB(HISTORY_OPT(lab), RB_OPT_REQ),
+	RB_OPT_STR("--job", "JOB", HISTORY_OPT(job),
+		   "a job file, or the stored name of a job", RB_OPT_REQ),
+	RB_OPT_STR("--stat", "STAT", HISTORY_OPT(stat),
+		   "the stat shown (default: the job's metric)"),
+	RB_OPT_PARAM(HISTORY_OPT(params)),
+	RB_OPT_BOOL("--json", HISTORY_OPT(json), "the same as JSON"),
+	RB_OPT_STR("--svg", "FILE", HISTORY_OPT(svg), "draw the series"),
+	RB_OPT_END,
 };
-
-static int parse(int argc, char **argv, struct history_opts *o)
-{
-	int r = rb_opts_parse("history", history_opts, argc - 1, argv + 1, o,
-			      NULL);
-
-	if (r)
-		return r;
-	if (!o->lab || !o->job)
-		return rb_usage_error("history",
-				      "--lab and --job are required");
-	return 0;
-}
 
 /* A job file names its atomic job (--param selects one); else JOB is the
  * name the nightly stored ("stress-ng/1-mmapaddr-1s"). */
@@ -141,7 +124,8 @@ int cmd_history(int argc, char **argv)
 	bool lab_up = false;
 	int ret = RB_EXIT_FAIL, u;
 
-	u = parse(argc, argv, &o);
+	u = rb_opts_parse("history", history_opts, argc - 1, argv + 1, &o,
+			  NULL);
 	if (u) {
 		svec_clear(&o.params);
 		return u;

@@ -61,11 +61,11 @@ out:
 
 #define JOB_OPT(f) offsetof(struct expand_opts, f)
 const struct rb_opt_spec job_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, JOB_OPT(lab), 0, 0,
-	  "resolve nr_threads against a host of this lab" },
-	{ "--host", "NAME", RB_OPT_STRING, JOB_OPT(host), 0, 0,
-	  "that host (default: the lab's first)" },
-	{ NULL },
+	RB_OPT_STR("--lab", "LAB", JOB_OPT(lab),
+		   "resolve nr_threads against a host of this lab"),
+	RB_OPT_STR("--host", "NAME", JOB_OPT(host),
+		   "that host (default: the lab's first)"),
+	RB_OPT_END,
 };
 
 static int job_expand(int argc, char **argv)

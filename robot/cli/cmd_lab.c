@@ -116,8 +116,8 @@ static void print_row(size_t wh, size_t wt, const char *host,
 }
 
 const struct rb_opt_spec lab_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, 0, 0, 0, "the lab file" },
-	{ NULL },
+	RB_OPT_LAB(0),
+	RB_OPT_END,
 };
 
 static int lab_check(int argc, char **argv)

@@ -16,13 +16,12 @@ struct nightly_args {
 
 #define NIGHTLY_OPT(f) offsetof(struct nightly_args, f)
 const struct rb_opt_spec nightly_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, NIGHTLY_OPT(o.lab), 0, 0,
-	  "the lab file" },
-	{ "--once", NULL, RB_OPT_FLAG, NIGHTLY_OPT(o.once), 0, 0,
-	  "one cycle, then exit (for cron and systemd)" },
-	{ "--interval", "T", RB_OPT_STRING, NIGHTLY_OPT(interval), 0, 0,
-	  "between cycles (default: nightly.interval, 6h)" },
-	{ NULL },
+	RB_OPT_LAB(NIGHTLY_OPT(o.lab), RB_OPT_REQ),
+	RB_OPT_BOOL("--once", NIGHTLY_OPT(o.once),
+		    "one cycle, then exit (for cron and systemd)"),
+	RB_OPT_STR("--interval", "T", NIGHTLY_OPT(interval),
+		   "between cycles (default: nightly.interval, 6h)"),
+	RB_OPT_END,
 };
 
 int cmd_nightly(int argc, char **argv)
@@ -42,8 +41,6 @@ int cmd_nightly(int argc, char **argv)
 		return rb_usage_error("nightly",
 				      "--interval takes a time (6h, 30m, "
 				      "3600s or seconds)");
-	if (!a.o.lab)
-		return rb_usage_error("nightly", "--lab is required");
 	a.o.out = stdout;
 	a.o.tty = isatty(STDERR_FILENO);
 	return nightly_main(&a.o);

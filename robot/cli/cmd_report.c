@@ -78,15 +78,13 @@ struct report_args {
 
 #define REPORT_OPT(f) offsetof(struct report_args, f)
 const struct rb_opt_spec report_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, REPORT_OPT(lab), 0, 0,
-	  "the lab file" },
-	{ "--send", NULL, RB_OPT_FLAG, REPORT_OPT(send), 0, 0,
-	  "deliver it with the lab's mail settings" },
-	{ "--force", NULL, RB_OPT_FLAG, REPORT_OPT(force), 0, 0,
-	  "send a mail whose sending was interrupted" },
-	{ "--still", NULL, RB_OPT_FLAG, REPORT_OPT(still), 0, 0,
-	  "the follow-up of a still regression" },
-	{ NULL },
+	RB_OPT_LAB(REPORT_OPT(lab)),
+	RB_OPT_BOOL("--send", REPORT_OPT(send),
+		    "deliver it with the lab's mail settings"),
+	RB_OPT_FORCE(REPORT_OPT(force)),
+	RB_OPT_BOOL("--still", REPORT_OPT(still),
+		    "the follow-up of a still regression"),
+	RB_OPT_END,
 };
 
 int cmd_report(int argc, char **argv)

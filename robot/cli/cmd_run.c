@@ -26,19 +26,16 @@ struct run_opts {
 
 #define RUN_OPT(f) offsetof(struct run_opts, f)
 const struct rb_opt_spec run_opts[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, RUN_OPT(ctx.lab), 0, 0,
-	  "the lab file" },
-	{ "--job", "JOB", RB_OPT_STRING, RUN_OPT(ctx.job), 0, 0,
-	  "the job file" },
-	{ "--commit", "REV", RB_OPT_STRING, RUN_OPT(commit), 0, 0,
-	  "the commit to build, boot and run" },
-	{ "--host", "NAME", RB_OPT_STRING, RUN_OPT(ctx.hosts), 0, 0,
-	  "the host to use (default: the lab's first)" },
-	{ "--runs", "N", RB_OPT_COUNT, RUN_OPT(runs), 1, 1000,
-	  "payload runs (default 1)" },
-	{ "--param", "K=V", RB_OPT_LIST, RUN_OPT(params), 0, 0,
-	  "select one atomic job of a matrix job file" },
-	{ NULL },
+	RB_OPT_LAB(RUN_OPT(ctx.lab), RB_OPT_REQ),
+	RB_OPT_JOB(RUN_OPT(ctx.job), RB_OPT_REQ),
+	RB_OPT_STR("--commit", "REV", RUN_OPT(commit),
+		   "the commit to build, boot and run", RB_OPT_REQ),
+	RB_OPT_STR("--host", "NAME", RUN_OPT(ctx.hosts),
+		   "the host to use (default: the lab's first)"),
+	RB_OPT_NUM("--runs", "N", RUN_OPT(runs), 1, 1000,
+		   "payload runs (default 1)"),
+	RB_OPT_PARAM(RUN_OPT(params)),
+	RB_OPT_END,
 };
 
 static int parse(int argc, char **argv, struct run_opts *o)
@@ -49,9 +46,6 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	r = rb_opts_parse("run", run_opts, argc - 1, argv + 1, o, NULL);
 	if (r)
 		return r;
-	if (!o->ctx.lab || !o->ctx.job || !o->commit)
-		return rb_usage_error("run", "--lab, --job and --commit are "
-					     "required");
 	if (o->ctx.hosts && strchr(o->ctx.hosts, ','))
 		return rb_usage_error("run", "--host names one host");
 	o->ctx.params = (const char *const *)o->params.v;

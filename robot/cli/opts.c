@@ -3,6 +3,7 @@
  * Option helpers shared by the commands.
  */
 #include "../robot.h"
+#include "../sbuf.h"
 #include "../svec.h"
 #include "cli.h"
 
@@ -61,6 +62,50 @@ static int set_opt(const char *cmd, const struct rb_opt_spec *o, const char *v,
 	return 0;
 }
 
+static bool opt_given(const struct rb_opt_spec *o, const void *opts)
+{
+	const char *field = (const char *)opts + o->off;
+
+	switch (o->type) {
+	case RB_OPT_STRING:
+		return *(const char *const *)field != NULL;
+	case RB_OPT_LIST:
+		return ((const struct svec *)field)->nr > 0;
+	default:
+		return true;
+	}
+}
+
+/* "--lab, --job and --commit are required", when one of them is missing. */
+static int check_required(const char *cmd, const struct rb_opt_spec *spec,
+			  const void *opts)
+{
+	const struct rb_opt_spec *o;
+	struct sbuf names = SBUF_INIT;
+	size_t nr = 0, k = 0;
+	bool missing = false;
+	int ret;
+
+	for (o = spec; o->name; o++)
+		if (o->required) {
+			nr++;
+			missing |= !opt_given(o, opts);
+		}
+	if (!missing)
+		return 0;
+	for (o = spec; o->name; o++) {
+		if (!o->required)
+			continue;
+		if (k++)
+			sbuf_addstr(&names, k == nr ? " and " : ", ");
+		sbuf_addstr(&names, o->name);
+	}
+	ret = rb_usage_error(cmd, "%s %s required", names.buf,
+			     nr > 1 ? "are" : "is");
+	sbuf_release(&names);
+	return ret;
+}
+
 int rb_opts_parse(const char *cmd, const struct rb_opt_spec *spec, int argc,
 		  char **argv, void *opts, struct svec *args)
 {
@@ -106,5 +151,5 @@ int rb_opts_parse(const char *cmd, const struct rb_opt_spec *spec, int argc,
 		if (r)
 			return r;
 	}
-	return 0;
+	return check_required(cmd, spec, opts);
 }

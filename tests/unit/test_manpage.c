@@ -150,14 +150,21 @@ struct t_opts {
 	long n;
 };
 
+#define T_OPT(f) offsetof(struct t_opts, f)
 static const struct rb_opt_spec t_spec[] = {
-	{ "--lab", "LAB", RB_OPT_STRING, offsetof(struct t_opts, lab), 0, 0,
-	  "" },
-	{ "--flag", NULL, RB_OPT_FLAG, offsetof(struct t_opts, flag), 0, 0,
-	  "" },
-	{ "--item", "X", RB_OPT_LIST, offsetof(struct t_opts, list), 0, 0, "" },
-	{ "--n", "N", RB_OPT_COUNT, offsetof(struct t_opts, n), 1, 9, "" },
-	{ NULL },
+	RB_OPT_STR("--lab", "LAB", T_OPT(lab), ""),
+	RB_OPT_BOOL("--flag", T_OPT(flag), ""),
+	RB_OPT_ADD("--item", "X", T_OPT(list), ""),
+	RB_OPT_NUM("--n", "N", T_OPT(n), 1, 9, ""),
+	RB_OPT_END,
+};
+
+/* The same with --lab and --item required. */
+static const struct rb_opt_spec t_req[] = {
+	RB_OPT_STR("--lab", "LAB", T_OPT(lab), "", RB_OPT_REQ),
+	RB_OPT_BOOL("--flag", T_OPT(flag), ""),
+	RB_OPT_ADD("--item", "X", T_OPT(list), "", RB_OPT_REQ),
+	RB_OPT_END,
 };
 
 Test(manpage, options_parse_by_their_rows)
@@ -200,5 +207,24 @@ Test(manpage, options_refused)
 		     RB_EXIT_USAGE);
 	cr_assert_eq(rb_opts_parse("run", t_spec, 1, pos, &o, NULL),
 		     RB_EXIT_USAGE);
+	svec_clear(&o.list);
+}
+
+/* A missing required row names every required row; given, they pass. */
+Test(manpage, options_required)
+{
+	char c0[] = "--lab=a", c1[] = "--item", c2[] = "x";
+	char *lab_only[] = { c0 }, *both[] = { c0, c1, c2 }, line[128];
+	struct t_opts o = { .list = SVEC_INIT };
+
+	cr_redirect_stderr();
+	cr_assert_eq(rb_opts_parse("run", t_req, 1, lab_only, &o, NULL),
+		     RB_EXIT_USAGE);
+	fflush(stderr);
+	cr_assert_not_null(
+		fgets(line, sizeof(line), cr_get_redirected_stderr()));
+	cr_assert_str_eq(line, "robot: --lab and --item are required\n");
+	cr_assert_eq(rb_opts_parse("run", t_req, 3, both, &o, NULL), 0);
+	cr_assert_eq(o.list.nr, 1);
 	svec_clear(&o.list);
 }
