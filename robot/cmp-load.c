@@ -79,10 +79,9 @@ int cmp_load_json(struct cmp_matrix *m, const char *text, const char *source)
 static int load_file(struct cmp_matrix *m, const char *path)
 {
 	char *text;
-	size_t len;
 	int ret;
 
-	if (rb_read_file(path, &text, &len))
+	if (rb_read_file(path, &text, NULL) < 0)
 		return -1;
 	ret = cmp_load_json(m, text, path);
 	free(text);

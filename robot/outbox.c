@@ -130,13 +130,12 @@ void rb_outbox_entries_free(struct rb_outbox_entry *v, size_t nr)
 static int parse_state(struct rb_outbox_entry *e, const char *path,
 		       const char *text)
 {
-	const char *p = text;
+	const char *p = text, *l;
 	unsigned lineno = 0;
+	size_t n;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, n), *colon = strchr(line, ':');
+	while (rb_next_line(&p, &l, &n)) {
+		char *line = xstrndup(l, n), *colon = strchr(line, ':');
 		const char *v;
 		int ret = 0;
 
@@ -184,9 +183,6 @@ next:
 		free(line);
 		if (ret)
 			return -1;
-		p += n;
-		if (*p)
-			p++;
 	}
 	return 0;
 }

@@ -183,31 +183,23 @@ static void body_wrap(struct sbuf *b, const char *indent, const char *text,
 static int body_verbatim(struct sbuf *b, const char *prefix, const char *text,
 			 const char *what)
 {
-	const char *p = text;
+	const char *p = text, *l;
 	unsigned lineno = 0;
+	size_t n, len;
 
-	while (*p) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		size_t len;
-
+	while (rb_next_line(&p, &l, &n)) {
 		lineno++;
-		if (n && p[n - 1] == '\r')
+		if (n && l[n - 1] == '\r')
 			n--;
 		len = b->len;
 		sbuf_addstr(b, prefix);
-		rb_mail_sanitize_keep_spacing(b, p, n);
+		rb_mail_sanitize_keep_spacing(b, l, n);
 		if (b->len - len > RB_MAIL_LINE_MAX)
 			return rb_error("line %u of the %s is %zu octets long "
 					"(more than %d)",
 					lineno, what, b->len - len,
 					RB_MAIL_LINE_MAX);
 		sbuf_addch(b, '\n');
-		p += n;
-		if (*p == '\r')
-			p++;
-		if (*p == '\n')
-			p++;
 	}
 	return 0;
 }

@@ -144,19 +144,10 @@ static int write_text(const char *dir, const char *name, const char *text)
 	return r;
 }
 
+/* Copy a file that may be missing (0 then). */
 static int copy_file(const char *from, const char *to)
 {
-	char *buf;
-	size_t len;
-	int r;
-
-	if (!rb_file_exists(from))
-		return 0;
-	if (rb_read_file(from, &buf, &len) < 0)
-		return -1;
-	r = rb_write_file_atomic(to, buf, len);
-	free(buf);
-	return r;
+	return rb_file_exists(from) ? rb_copy_file(from, to) : 0;
 }
 
 /* The stress-ng line the culprit's runs ran, from its result directory. */

@@ -355,6 +355,13 @@ static int wait_one(struct sess *s, struct session_result *res)
 	return 0;
 }
 
+/* The run says nothing of the metric: no kernel, or no payload result. */
+static bool unmeasured(const struct session_result *res)
+{
+	return res->outcome == SESSION_RUN_SKIP ||
+	       res->outcome == SESSION_RUN_FAILED;
+}
+
 static int step(struct sess *s, const char *kind, const char *commit,
 		const char *host, const char *verdict, const char *detail)
 {
@@ -417,8 +424,7 @@ static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
 			break;
 		if (wait_one(s, &res) < 0)
 			goto out;
-		if (res.outcome == SESSION_RUN_SKIP ||
-		    res.outcome == SESSION_RUN_FAILED) {
+		if (unmeasured(&res)) {
 			rb_error("the %s commit %.12s cannot be measured: %s",
 				 strcmp(res.commit, s->good_hex) ? "bad" :
 								   "good",
@@ -630,8 +636,7 @@ static int run_round(struct sess *s, const uint32_t *picks, uint32_t n)
 			break;
 		if (wait_one(s, &res) < 0)
 			goto out;
-		if (res.outcome == SESSION_RUN_SKIP ||
-		    res.outcome == SESSION_RUN_FAILED) {
+		if (unmeasured(&res)) {
 			struct probe *p = &s->probes[s->hosts[res.host].probe];
 			char *d;
 
@@ -678,10 +683,9 @@ out:
 
 static int load_graph(struct sess *s)
 {
-	if (s->b_ready) {
+	/* rb_range_start cannot fail: b is ready again at once */
+	if (s->b_ready)
 		rb_bisect_release(&s->b);
-		s->b_ready = false;
-	}
 	rb_range_start(s->cfg->range, &s->b);
 	s->b_ready = true;
 	return 0;
@@ -887,8 +891,7 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 			if (start(s, host, run, ROLE_CAND, -1) < 0 ||
 			    wait_one(s, &res) < 0)
 				goto out;
-			if (res.outcome == SESSION_RUN_SKIP ||
-			    res.outcome == SESSION_RUN_FAILED) {
+			if (unmeasured(&res)) {
 				rb_error("%.12s cannot be measured for the "
 					 "confirmation: %s",
 					 res.commit, res.why);

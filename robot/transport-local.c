@@ -50,21 +50,14 @@ static int local_fetch(struct transport *t, const char *remote,
 		       const char *local, double timeout,
 		       struct transport_result *res)
 {
-	char *buf;
-	size_t len;
-	int r;
-
-	if (rb_read_file(remote, &buf, &len) < 0) {
-		res->exited = true;
+	res->exited = true;
+	if (rb_copy_file(remote, local) < 0) {
 		res->code = 1;
 		res->msg = xstrdup(rb_errmsg());
 		return -1;
 	}
-	r = rb_write_file_atomic(local, buf, len);
-	free(buf);
-	res->exited = true;
-	res->code = r < 0 ? 1 : 0;
-	return r;
+	res->code = 0;
+	return 0;
 }
 
 const struct transport_ops transport_local_ops = {

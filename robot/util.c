@@ -311,6 +311,19 @@ bool rb_is_sha1_hex(const char *s)
 	return s[40] == '\0';
 }
 
+bool rb_next_line(const char **p, const char **line, size_t *len)
+{
+	const char *nl;
+
+	if (!**p)
+		return false;
+	*line = *p;
+	nl = strchr(*p, '\n');
+	*len = nl ? (size_t)(nl - *p) : strlen(*p);
+	*p += *len + (nl != NULL);
+	return true;
+}
+
 int rb_read_file(const char *path, char **buf, size_t *len)
 {
 	return rb_read_file_max(path, SIZE_MAX, buf, len);
@@ -352,6 +365,19 @@ int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len)
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int rb_copy_file(const char *from, const char *to)
+{
+	char *buf;
+	size_t len;
+	int r = rb_read_file(from, &buf, &len);
+
+	if (r < 0)
+		return r;
+	r = rb_write_file_atomic(to, buf, len);
+	free(buf);
+	return r;
 }
 
 int rb_write_file_atomic(const char *path, const void *buf, size_t len)

@@ -75,6 +75,11 @@ int rb_parse_double(const char *s, double *out);
  * control characters (C0, DEL, C1: no escape sequence, no line end).
  */
 bool rb_is_clean_text(const char *s);
+/*
+ * Walk a text line by line: the line at *p (*len bytes, its "\n" left
+ * out; a last line without one counts), *p moved past it. false at the end.
+ */
+bool rb_next_line(const char **p, const char **line, size_t *len);
 /* true when s is 40 lowercase hex digits */
 bool rb_is_sha1_hex(const char *s);
 
@@ -85,6 +90,8 @@ int rb_read_file(const char *path, char **buf, size_t *len);
 int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len);
 /* Write atomically: PATH.lock, fsync, rename (git's lockfile). 0 or -1. */
 int rb_write_file_atomic(const char *path, const void *buf, size_t len);
+/* Copy a file to another path, atomically as above. 0 or -1. */
+int rb_copy_file(const char *from, const char *to);
 /* mkdir -p with mode 0755; 0 or -1. */
 int rb_mkdir_p(const char *path);
 /* rm -rf; 0 or -1. Refuses "/" and "". */

@@ -118,7 +118,7 @@ Test(util, error_slot_and_prefix)
 Test(util, atomic_write_and_read_back)
 {
 	char dir[] = "/tmp/robot-util-XXXXXX";
-	char *path, *sub, *buf, *lock;
+	char *path, *sub, *buf, *lock, *copy;
 	size_t len;
 
 	cr_assert_not_null(mkdtemp(dir));
@@ -133,11 +133,52 @@ Test(util, atomic_write_and_read_back)
 	lock = xstrfmt("%s.lock", path);
 	cr_assert_not(rb_file_exists(lock));
 	free(lock);
+	/* a copy, also of bytes after a NUL; a missing source is an error */
+	cr_assert_eq(rb_write_file_atomic(path, "a\0b", 3), 0);
+	copy = xstrfmt("%s/copy", dir);
+	cr_assert_eq(rb_copy_file(path, copy), 0);
+	cr_assert_eq(rb_read_file(copy, &buf, &len), 0);
+	cr_assert_eq(len, 3);
+	cr_assert_eq(memcmp(buf, "a\0b", 3), 0);
+	free(buf);
+	cr_assert_eq(rb_copy_file(sub, copy), -1);
+	cr_assert_eq(rb_copy_file("/nonexistent/x", copy), -1);
+	cr_assert(strstr(rb_errmsg(), "cannot open '/nonexistent/x'"));
+	free(copy);
 	cr_assert_eq(rb_remove_tree(dir), 0);
 	cr_assert_not(rb_file_exists(dir));
 	cr_assert_eq(rb_remove_tree("/"), -1);
 	free(path);
 	free(sub);
+}
+
+/* Each line once, its "\n" left out; a last line without one counts. */
+Test(util, next_line)
+{
+	static const struct {
+		const char *text;
+		const char *lines; /* the lines seen, each followed by '|' */
+	} cases[] = {
+		{ "", "" },	     { "a", "a|" },
+		{ "a\n", "a|" },     { "a\nbc\n", "a|bc|" },
+		{ "\n\nx", "||x|" }, { "a\r\nb", "a\r|b|" },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		const char *p = cases[i].text, *l;
+		struct sbuf seen = SBUF_INIT;
+		size_t n;
+
+		while (rb_next_line(&p, &l, &n)) {
+			sbuf_add(&seen, l, n);
+			sbuf_addch(&seen, '|');
+		}
+		cr_assert_str_eq(seen.buf ? seen.buf : "", cases[i].lines,
+				 "case %zu", i);
+		cr_assert_eq(*p, '\0');
+		sbuf_release(&seen);
+	}
 }
 
 Test(util, paths)
