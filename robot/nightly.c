@@ -103,13 +103,9 @@ static void ev(struct nightly *n, const char *fmt, ...)
 	FILE *f = n->tee ? n->tee : stderr;
 	va_list ap;
 
-	if (n->o->tty)
-		fputs("\r\033[K", f);
-	fputs("robot: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	rb_vnotice_to(f, n->o->tty, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
 	fflush(f);
 }
 

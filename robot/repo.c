@@ -686,6 +686,22 @@ static int describe(git_repository *repo, const git_oid *id,
 	return 1;
 }
 
+/* The last tag at or before id and the commit it tags: 1, 0 (none), -1. */
+static int tag_before(git_repository *repo, const git_oid *id,
+		      const char *pattern, char **name, git_oid *tid)
+{
+	int ret = describe(repo, id, pattern, name);
+
+	if (ret <= 0)
+		return ret;
+	if (tag_commit(repo, *name, tid) < 0) {
+		free(*name);
+		*name = NULL;
+		return rb_error("cannot read tag: %s", git_msg());
+	}
+	return 1;
+}
+
 int rb_repo_last_tag(struct rb_repo *r, const uint8_t *oid, const char *pattern,
 		     char **name, uint8_t *tagged)
 {
@@ -695,14 +711,9 @@ int rb_repo_last_tag(struct rb_repo *r, const uint8_t *oid, const char *pattern,
 
 	*name = NULL;
 	oid_to_git(&id, oid);
-	ret = describe(r->repo, &id, pattern, name);
+	ret = tag_before(r->repo, &id, pattern, name, &tid);
 	if (ret <= 0)
 		return ret;
-	if (tag_commit(r->repo, *name, &tid) < 0) {
-		free(*name);
-		*name = NULL;
-		return rb_error("cannot read tag: %s", git_msg());
-	}
 	if (git_oid_equal(&tid, &id)) {
 		/* the head itself is tagged: the tag before it */
 		free(*name);
@@ -715,14 +726,9 @@ int rb_repo_last_tag(struct rb_repo *r, const uint8_t *oid, const char *pattern,
 		}
 		git_oid_cpy(&id, git_commit_parent_id(c, 0));
 		git_commit_free(c);
-		ret = describe(r->repo, &id, pattern, name);
+		ret = tag_before(r->repo, &id, pattern, name, &tid);
 		if (ret <= 0)
 			return ret;
-		if (tag_commit(r->repo, *name, &tid) < 0) {
-			free(*name);
-			*name = NULL;
-			return rb_error("cannot read tag: %s", git_msg());
-		}
 	}
 	memcpy(tagged, tid.id, RB_OID_RAWSZ);
 	return 1;

@@ -159,13 +159,9 @@ static void event(struct sess *s, const char *fmt, ...)
 
 	if (!f)
 		return;
-	if (s->cfg->tty)
-		fputs("\r\033[K", f);
-	fputs("robot: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	rb_vnotice_to(f, s->cfg->tty, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
 	status_line(s);
 	fflush(f);
 }

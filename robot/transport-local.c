@@ -23,14 +23,10 @@ static int local_run(struct transport *t, const struct transport_cmd *cmd,
 		.argv = cmd->argv,
 		.env = cmd->env,
 		.cwd = cmd->cwd,
-		.stdout_path = cmd->stdout_path,
-		.stderr_path = cmd->stderr_path,
-		.out = cmd->out,
-		.err = cmd->err,
-		.timeout = cmd->timeout,
 	};
 	struct proc_result pr;
 
+	transport_proc_outputs(&o, cmd);
 	if (proc_run(&o, &pr) < 0) {
 		/* what a shell says for a missing program */
 		res->exited = true;

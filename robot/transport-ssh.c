@@ -134,18 +134,13 @@ static int ssh_run(struct transport *t, const struct transport_cmd *cmd,
 	struct svec argv = SVEC_INIT;
 	struct sbuf line = SBUF_INIT;
 	struct proc_result pr;
-	struct proc_opts o = {
-		.stdout_path = cmd->stdout_path,
-		.stderr_path = cmd->stderr_path,
-		.out = cmd->out,
-		.err = cmd->err,
-		.timeout = cmd->timeout,
-	};
+	struct proc_opts o = { 0 };
 	char *log = make_log(t);
 	int ret = -1;
 
 	if (!log)
 		return -1;
+	transport_proc_outputs(&o, cmd);
 	ssh_argv(t, &argv, log);
 	transport_shell_line(&line, cmd);
 	svec_push(&argv, line.buf);

@@ -64,6 +64,16 @@ void transport_close(struct transport *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void transport_proc_outputs(struct proc_opts *o,
+			    const struct transport_cmd *cmd)
+{
+	o->stdout_path = cmd->stdout_path;
+	o->stderr_path = cmd->stderr_path;
+	o->out = cmd->out;
+	o->err = cmd->err;
+	o->timeout = cmd->timeout;
+}
+
 int transport_run(struct transport *t, const struct transport_cmd *cmd,
 		  struct transport_result *res)
 {

@@ -115,6 +115,12 @@ int transport_run(struct transport *t, const struct transport_cmd *cmd,
 int transport_fetch(struct transport *t, const char *remote, const char *local,
 		    double timeout, struct transport_result *res);
 
+/*
+ * The proc_run options of a command's outputs and timeout (for the
+ * transports that run a local child: the command itself, or ssh).
+ */
+void transport_proc_outputs(struct proc_opts *o,
+			    const struct transport_cmd *cmd);
 /* Build the remote shell line for argv/env/cwd (for ssh; exposed to tests). */
 void transport_shell_line(struct sbuf *sb, const struct transport_cmd *cmd);
 

@@ -112,11 +112,18 @@ void rb_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void rb_vnotice_to(FILE *f, bool tty, const char *fmt, va_list ap)
+{
+	if (tty)
+		fputs("\r\033[K", f);
+	fputs("robot: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+}
+
 void rb_vnotice(const char *fmt, va_list ap)
 {
-	fputs("robot: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	rb_vnotice_to(stderr, false, fmt, ap);
 }
 
 void rb_notice(const char *fmt, ...)

@@ -3,6 +3,7 @@
 #define ROBOT_UTIL_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +37,12 @@ void rb_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same with a va_list. */
 void rb_vnotice(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
+/*
+ * A notice to f, on a terminal (tty) over the status line that was there
+ * ("\r", erase to the end of the line, then the notice).
+ */
+void rb_vnotice_to(FILE *f, bool tty, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Fatal: print and exit 128. For "cannot happen" use RB_BUG. */
 void rb_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
