@@ -212,21 +212,14 @@ static int exec(struct store *st, const char *sql)
 	return 0;
 }
 
-static int prepare(struct store *st, const char *sql, sqlite3_stmt **out)
-{
-	return db_prepare(st->db, sql, out);
-}
-
 int store_schema_version(struct store *st)
 {
 	sqlite3_stmt *s;
 	int v = -1;
 
-	if (prepare(st, "PRAGMA user_version", &s) < 0)
+	if (db_query(st->db, &s, "PRAGMA user_version", "") < 0 ||
+	    db_get(st->db, s, "read the schema version", "i", &v) < 0)
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
 	return v;
 }
 
@@ -376,22 +369,9 @@ void build_rec_release(struct build_rec *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static void bind_bisection(struct store *st, sqlite3_stmt *s, int i)
-{
-	if (st->bisection_id > 0)
-		sqlite3_bind_int64(s, i, st->bisection_id);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 void store_set_bisection(struct store *st, int64_t id)
 {
 	st->bisection_id = id;
-}
-
-static int step_done(struct store *st, sqlite3_stmt *s, int64_t *id)
-{
-	return db_done(st->db, s, id);
 }
 
 int store_build_add(struct store *st, const char *commit, const char *kconfig,
@@ -399,25 +379,13 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 		    double started, double finished, const char *artifact_dir,
 		    const char *log, int64_t *id)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "INSERT INTO builds (commit_sha, kconfig, compiler, status,"
-		    " exit_code, started, finished, artifact_dir, log,"
-		    " bisection_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-		    &s) < 0)
-		return -1;
-	sqlite3_bind_text(s, 1, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, kconfig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, compiler, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 5, exit_code);
-	sqlite3_bind_double(s, 6, started);
-	sqlite3_bind_double(s, 7, finished);
-	sqlite3_bind_text(s, 8, artifact_dir, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 9, log, -1, SQLITE_STATIC);
-	bind_bisection(st, s, 10);
-	return step_done(st, s, id);
+	return db_run(
+		st->db, id,
+		"INSERT INTO builds (commit_sha, kconfig, compiler, status,"
+		" exit_code, started, finished, artifact_dir, log,"
+		" bisection_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		"ssssiddssn", commit, kconfig, compiler, status, exit_code,
+		started, finished, artifact_dir, log, st->bisection_id);
 }
 
 int store_build_latest(struct store *st, const char *commit,
@@ -425,37 +393,18 @@ int store_build_latest(struct store *st, const char *commit,
 		       struct build_rec *out)
 {
 	sqlite3_stmt *s;
-	int rc;
 
-	if (prepare(st,
-		    "SELECT id, commit_sha, kconfig, compiler, status,"
-		    " exit_code, started, finished, artifact_dir, log"
-		    " FROM builds WHERE commit_sha = ? AND kconfig = ?"
-		    " AND compiler = ? ORDER BY id DESC LIMIT 1",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT id, commit_sha, kconfig, compiler, status,"
+		     " exit_code, started, finished, artifact_dir, log"
+		     " FROM builds WHERE commit_sha = ? AND kconfig = ?"
+		     " AND compiler = ? ORDER BY id DESC LIMIT 1",
+		     "sss", commit, kconfig, compiler) < 0)
 		return -1;
-	sqlite3_bind_text(s, 1, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, kconfig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, compiler, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(s, 0);
-		out->commit = db_col_text(s, 1);
-		out->kconfig = db_col_text(s, 2);
-		out->compiler = db_col_text(s, 3);
-		out->status = db_col_text(s, 4);
-		out->exit_code = sqlite3_column_int(s, 5);
-		out->started = sqlite3_column_double(s, 6);
-		out->finished = sqlite3_column_double(s, 7);
-		out->artifact_dir = db_col_text(s, 8);
-		out->log = db_col_text(s, 9);
-	}
-	sqlite3_finalize(s);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return store_error(st, "read builds");
+	return db_get(st->db, s, "read builds", "ISSSSiddSS", &out->id,
+		      &out->commit, &out->kconfig, &out->compiler, &out->status,
+		      &out->exit_code, &out->started, &out->finished,
+		      &out->artifact_dir, &out->log);
 }
 
 int store_boot_add(struct store *st, int64_t build_id, const char *host,
@@ -463,116 +412,65 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 		   double started, double finished, const char *log,
 		   int64_t *id)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "INSERT INTO boots (build_id, host, commit_sha, status,"
-		    " exit_code, started, finished, log, bisection_id)"
-		    " VALUES (?,?,?,?,?,?,?,?,?)",
-		    &s) < 0)
-		return -1;
-	if (build_id > 0)
-		sqlite3_bind_int64(s, 1, build_id);
-	else
-		sqlite3_bind_null(s, 1);
-	sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 5, exit_code);
-	sqlite3_bind_double(s, 6, started);
-	sqlite3_bind_double(s, 7, finished);
-	sqlite3_bind_text(s, 8, log, -1, SQLITE_STATIC);
-	bind_bisection(st, s, 9);
-	return step_done(st, s, id);
-}
-
-static void bind_key(sqlite3_stmt *s, int first, const struct run_key *k)
-{
-	sqlite3_bind_text(s, first, k->testcase, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 1, k->path_params, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 2, k->host, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 3, k->rootfs, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 4, k->kconfig, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 5, k->compiler, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, first + 6, k->commit, -1, SQLITE_STATIC);
+	return db_run(st->db, id,
+		      "INSERT INTO boots (build_id, host, commit_sha, status,"
+		      " exit_code, started, finished, log, bisection_id)"
+		      " VALUES (?,?,?,?,?,?,?,?,?)",
+		      "nsssiddsn", build_id, host, commit, status, exit_code,
+		      started, finished, log, st->bisection_id);
 }
 
 int store_next_run_no(struct store *st, const struct run_key *key, int *out)
 {
 	sqlite3_stmt *s;
-	int rc;
 
-	if (prepare(st,
-		    "SELECT COALESCE(MAX(run_no) + 1, 0) FROM runs"
-		    " WHERE testcase = ? AND path_params = ? AND host = ?"
-		    " AND rootfs = ? AND kconfig = ? AND compiler = ?"
-		    " AND commit_sha = ?",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT COALESCE(MAX(run_no) + 1, 0) FROM runs"
+		     " WHERE testcase = ? AND path_params = ? AND host = ?"
+		     " AND rootfs = ? AND kconfig = ? AND compiler = ?"
+		     " AND commit_sha = ?",
+		     "k", key) < 0 ||
+	    db_get(st->db, s, "read runs", "i", out) < 0)
 		return -1;
-	bind_key(s, 1, key);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_error(st, "read runs");
+	return 0;
 }
 
 int store_run_start(struct store *st, const struct run_key *key, int run_no,
 		    int64_t boot_id, const char *result_dir, int64_t *id)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "INSERT INTO runs (testcase, path_params, host, rootfs,"
-		    " kconfig, compiler, commit_sha, run_no, boot_id,"
-		    " result_dir, bisection_id, status, started)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',"
-		    " (julianday('now') - 2440587.5) * 86400.0)",
-		    &s) < 0)
-		return -1;
-	bind_key(s, 1, key);
-	sqlite3_bind_int(s, 8, run_no);
-	if (boot_id > 0)
-		sqlite3_bind_int64(s, 9, boot_id);
-	else
-		sqlite3_bind_null(s, 9);
-	sqlite3_bind_text(s, 10, result_dir, -1, SQLITE_STATIC);
-	bind_bisection(st, s, 11);
-	return step_done(st, s, id);
+	return db_run(st->db, id,
+		      "INSERT INTO runs (testcase, path_params, host, rootfs,"
+		      " kconfig, compiler, commit_sha, run_no, boot_id,"
+		      " result_dir, bisection_id, status, started)"
+		      " VALUES (?,?,?,?,?,?,?,?,?,?,?,'running',"
+		      " (julianday('now') - 2440587.5) * 86400.0)",
+		      "kinsn", key, run_no, boot_id, result_dir,
+		      st->bisection_id);
 }
 
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 		     const char *message, const struct statset *samples)
 {
-	sqlite3_stmt *s = NULL;
+	sqlite3_stmt *s;
 	size_t i;
 
 	if (store_begin(st) < 0)
 		return -1;
-	if (prepare(st,
-		    "UPDATE runs SET status = ?, message = ?,"
-		    " finished = (julianday('now') - 2440587.5) * 86400.0 WHERE id = ?",
-		    &s) < 0)
-		goto fail;
-	sqlite3_bind_text(s, 1, run_status_name(status), -1, SQLITE_STATIC);
-	if (message)
-		sqlite3_bind_text(s, 2, message, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 2);
-	sqlite3_bind_int64(s, 3, run_id);
-	if (step_done(st, s, NULL) < 0)
-		goto fail;
-	if (prepare(st,
-		    "INSERT OR REPLACE INTO samples (run_id, stat, value)"
-		    " VALUES (?,?,?)",
-		    &s) < 0)
+	if (db_run(st->db, NULL,
+		   "UPDATE runs SET status = ?, message = ?,"
+		   " finished = (julianday('now') - 2440587.5) * 86400.0"
+		   " WHERE id = ?",
+		   "ssI", run_status_name(status), message, run_id) < 0 ||
+	    db_query(st->db, &s,
+		     "INSERT OR REPLACE INTO samples (run_id, stat, value)"
+		     " VALUES (?,?,?)",
+		     "") < 0)
 		goto fail;
 	for (i = 0; samples && i < samples->nr; i++) {
-		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, samples->v[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 3, samples->v[i].value);
+		db_bind(s, "Isd", run_id, samples->v[i].name,
+			samples->v[i].value);
 		if (sqlite3_step(s) != SQLITE_DONE) {
-			store_error(st, "write samples");
+			db_error(st->db, "write samples");
 			sqlite3_finalize(s);
 			goto fail;
 		}
@@ -591,35 +489,18 @@ int store_samples(struct store *st, const struct run_key *key, const char *stat,
 		  double **vals, size_t *n)
 {
 	sqlite3_stmt *s;
-	double *v = NULL;
-	size_t nr = 0, alloc = 0;
-	int rc;
 
-	if (prepare(st,
-		    "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
-		    " WHERE r.testcase = ? AND r.path_params = ?"
-		    " AND (?3 IS NULL OR r.host = ?3)"
-		    " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
-		    " AND r.commit_sha = ? AND r.status = 'ok' AND s.stat = ?"
-		    " ORDER BY r.id",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT s.value FROM runs r JOIN samples s ON s.run_id = r.id"
+		     " WHERE r.testcase = ? AND r.path_params = ?"
+		     " AND (?3 IS NULL OR r.host = ?3)"
+		     " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
+		     " AND r.commit_sha = ? AND r.status = 'ok' AND s.stat = ?"
+		     " ORDER BY r.id",
+		     "ks", key, stat) < 0)
 		return -1;
-	bind_key(s, 1, key);
-	if (!key->host)
-		sqlite3_bind_null(s, 3);
-	sqlite3_bind_text(s, 8, stat, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		RB_ALLOC_GROW(v, nr + 1, alloc);
-		v[nr++] = sqlite3_column_double(s, 0);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		free(v);
-		return store_error(st, "read samples");
-	}
-	*vals = v;
-	*n = nr;
-	return 0;
+	return db_rows(st->db, s, "read samples", &db_double_rows,
+		       (void **)vals, n);
 }
 
 int store_count(struct store *st, const char *table, const char *where,
@@ -630,15 +511,11 @@ int store_count(struct store *st, const char *table, const char *where,
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = prepare(st, sql, &s);
+	rc = db_query(st->db, &s, sql, "");
 	free(sql);
-	if (rc < 0)
+	if (rc < 0 || db_get(st->db, s, "count", "I", out) < 0)
 		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_error(st, "count");
+	return 0;
 }
 
 /* ---- bisections ------------------------------------------------------ */
@@ -670,132 +547,107 @@ void bisection_recs_free(struct bisection_rec *v, size_t n)
 	"id, key, job, metric, good, bad, command, status, culprit, result," \
 	" created, finished"
 
-static void read_bisection(sqlite3_stmt *s, struct bisection_rec *b)
+static void read_bisection(sqlite3_stmt *s, void *elem)
 {
-	b->id = sqlite3_column_int64(s, 0);
-	b->key = db_col_text(s, 1);
-	b->job = db_col_text(s, 2);
-	b->metric = db_col_text(s, 3);
-	b->good = db_col_text(s, 4);
-	b->bad = db_col_text(s, 5);
-	b->command = db_col_text(s, 6);
-	b->status = db_col_text(s, 7);
-	b->culprit = db_col_opt(s, 8);
-	b->result = db_col_opt(s, 9);
-	b->created = sqlite3_column_double(s, 10);
-	b->finished = sqlite3_column_double(s, 11);
+	struct bisection_rec *b = elem;
+
+	db_cols(s, "ISSSSSSSssdd", &b->id, &b->key, &b->job, &b->metric,
+		&b->good, &b->bad, &b->command, &b->status, &b->culprit,
+		&b->result, &b->created, &b->finished);
 }
 
-static void read_bisection_row(sqlite3_stmt *s, void *elem, void *arg)
+static void free_bisections(void *v, size_t n)
 {
-	read_bisection(s, elem);
+	bisection_recs_free(v, n);
 }
 
-static void read_step(sqlite3_stmt *s, void *elem, void *arg)
+static const struct db_rowtype bisection_rows = {
+	.size = sizeof(struct bisection_rec),
+	.read = read_bisection,
+	.free = free_bisections,
+};
+
+static void read_step(sqlite3_stmt *s, void *elem)
 {
 	struct bisection_step_rec *v = elem;
 
-	v->id = sqlite3_column_int64(s, 0);
-	v->kind = db_col_text(s, 1);
-	v->commit = db_col_opt(s, 2);
-	v->host = db_col_opt(s, 3);
-	v->verdict = db_col_opt(s, 4);
-	v->detail = db_col_opt(s, 5);
-	v->time = sqlite3_column_double(s, 6);
+	db_cols(s, "ISssssd", &v->id, &v->kind, &v->commit, &v->host,
+		&v->verdict, &v->detail, &v->time);
 }
 
-static void read_sample(sqlite3_stmt *s, void *elem, void *arg)
+static void free_steps(void *v, size_t n)
+{
+	bisection_steps_free(v, n);
+}
+
+static const struct db_rowtype step_rows = {
+	.size = sizeof(struct bisection_step_rec),
+	.read = read_step,
+	.free = free_steps,
+};
+
+static void read_sample(sqlite3_stmt *s, void *elem)
 {
 	struct run_sample *v = elem;
 
-	v->run_id = sqlite3_column_int64(s, 0);
-	v->host = db_col_text(s, 1);
-	v->value = sqlite3_column_double(s, 2);
+	db_cols(s, "ISd", &v->run_id, &v->host, &v->value);
 }
 
-static int one_bisection(struct store *st, sqlite3_stmt *s,
-			 struct bisection_rec *out)
+static void free_samples(void *v, size_t n)
 {
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_ROW)
-		read_bisection(s, out);
-	sqlite3_finalize(s);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : store_error(st, "read bisections");
+	run_samples_free(v, n);
 }
+
+static const struct db_rowtype sample_rows = {
+	.size = sizeof(struct run_sample),
+	.read = read_sample,
+	.free = free_samples,
+};
 
 int store_bisection_by_key(struct store *st, const char *key,
 			   struct bisection_rec *out)
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT " BISECTION_COLS " FROM bisections"
-		    " WHERE key = ?",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT " BISECTION_COLS " FROM bisections WHERE key = ?",
+		     "s", key) < 0)
 		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	return one_bisection(st, s, out);
+	return db_one(st->db, s, "read bisections", &bisection_rows, out);
 }
 
 int store_bisection_get(struct store *st, int64_t id, struct bisection_rec *out)
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT " BISECTION_COLS " FROM bisections"
-		    " WHERE id = ?",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT " BISECTION_COLS " FROM bisections WHERE id = ?",
+		     "I", id) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	return one_bisection(st, s, out);
+	return db_one(st->db, s, "read bisections", &bisection_rows, out);
 }
 
 int store_bisection_create(struct store *st, const char *key, const char *job,
 			   const char *metric, const char *good,
 			   const char *bad, const char *command, int64_t *id)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "INSERT INTO bisections (key, job, metric, good, bad,"
-		    " command, status, created) VALUES (?,?,?,?,?,?,'running',"
-		    " (julianday('now') - 2440587.5) * 86400.0)",
-		    &s) < 0)
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, job, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, good, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, bad, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 6, command, -1, SQLITE_STATIC);
-	return step_done(st, s, id);
+	return db_run(
+		st->db, id,
+		"INSERT INTO bisections (key, job, metric, good, bad,"
+		" command, status, created) VALUES (?,?,?,?,?,?,'running',"
+		" (julianday('now') - 2440587.5) * 86400.0)",
+		"ssssss", key, job, metric, good, bad, command);
 }
 
 int store_bisection_finish(struct store *st, int64_t id, const char *status,
 			   const char *culprit, const char *result)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "UPDATE bisections SET status = ?, culprit = ?, result = ?,"
-		    " finished = (julianday('now') - 2440587.5) * 86400.0"
-		    " WHERE id = ?",
-		    &s) < 0)
-		return -1;
-	sqlite3_bind_text(s, 1, status, -1, SQLITE_STATIC);
-	if (culprit)
-		sqlite3_bind_text(s, 2, culprit, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 2);
-	if (result)
-		sqlite3_bind_text(s, 3, result, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 3);
-	sqlite3_bind_int64(s, 4, id);
-	return step_done(st, s, NULL);
+	return db_run(
+		st->db, NULL,
+		"UPDATE bisections SET status = ?, culprit = ?, result = ?,"
+		" finished = (julianday('now') - 2440587.5) * 86400.0"
+		" WHERE id = ?",
+		"sssI", status, culprit, result, id);
 }
 
 int store_bisection_list(struct store *st, struct bisection_rec **out,
@@ -803,50 +655,31 @@ int store_bisection_list(struct store *st, struct bisection_rec **out,
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT " BISECTION_COLS " FROM bisections"
-		    " ORDER BY id DESC",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT " BISECTION_COLS
+		     " FROM bisections ORDER BY id DESC",
+		     "") < 0)
 		return -1;
-	if (db_rows(st->db, s, sizeof(**out), read_bisection_row, NULL,
-		    (void **)out, n, "read bisections") < 0) {
-		bisection_recs_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return db_rows(st->db, s, "read bisections", &bisection_rows,
+		       (void **)out, n);
 }
 
 int store_bisection_delete(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st, "DELETE FROM bisections WHERE id = ?", &s) < 0)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	return step_done(st, s, NULL);
+	return db_run(st->db, NULL, "DELETE FROM bisections WHERE id = ?", "I",
+		      id);
 }
 
 int store_bisection_step_add(struct store *st, int64_t id, const char *kind,
 			     const char *commit, const char *host,
 			     const char *verdict, const char *detail)
 {
-	sqlite3_stmt *s;
-
-	if (prepare(st,
-		    "INSERT INTO bisection_steps (bisection_id, kind,"
-		    " commit_sha, host, verdict, detail, time) VALUES"
-		    " (?,?,?,?,?,?, (julianday('now') - 2440587.5) * 86400.0)",
-		    &s) < 0)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
-	db_bind_opt(s, 3, commit);
-	db_bind_opt(s, 4, host);
-	db_bind_opt(s, 5, verdict);
-	db_bind_opt(s, 6, detail);
-	return step_done(st, s, NULL);
+	return db_run(
+		st->db, NULL,
+		"INSERT INTO bisection_steps (bisection_id, kind,"
+		" commit_sha, host, verdict, detail, time) VALUES"
+		" (?,?,?,?,?,?, (julianday('now') - 2440587.5) * 86400.0)",
+		"Isssss", id, kind, commit, host, verdict, detail);
 }
 
 int store_bisection_steps(struct store *st, int64_t id,
@@ -854,20 +687,13 @@ int store_bisection_steps(struct store *st, int64_t id,
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT id, kind, commit_sha, host, verdict, detail, time"
-		    " FROM bisection_steps WHERE bisection_id = ? ORDER BY id",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT id, kind, commit_sha, host, verdict, detail, time"
+		     " FROM bisection_steps WHERE bisection_id = ? ORDER BY id",
+		     "I", id) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	if (db_rows(st->db, s, sizeof(**out), read_step, NULL, (void **)out, n,
-		    "read bisection steps") < 0) {
-		bisection_steps_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return db_rows(st->db, s, "read bisection steps", &step_rows,
+		       (void **)out, n);
 }
 
 int store_bisection_samples(struct store *st, int64_t id, const char *commit,
@@ -876,69 +702,45 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT r.id, r.host, s.value FROM runs r"
-		    " JOIN samples s ON s.run_id = r.id"
-		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
-		    " AND r.status = 'ok' AND s.stat = ? ORDER BY r.id",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT r.id, r.host, s.value FROM runs r"
+		     " JOIN samples s ON s.run_id = r.id"
+		     " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		     " AND r.status = 'ok' AND s.stat = ? ORDER BY r.id",
+		     "Iss", id, commit, stat) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, stat, -1, SQLITE_STATIC);
-	if (db_rows(st->db, s, sizeof(**out), read_sample, NULL, (void **)out,
-		    n, "read samples") < 0) {
-		run_samples_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
+	return db_rows(st->db, s, "read samples", &sample_rows, (void **)out,
+		       n);
 }
 
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 			      const char *status, int64_t *out)
 {
 	sqlite3_stmt *s;
-	int rc;
 
-	if (prepare(st,
-		    "SELECT COUNT(*) FROM runs WHERE bisection_id = ?"
-		    " AND commit_sha = ? AND status = ?",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT COUNT(*) FROM runs WHERE bisection_id = ?"
+		     " AND commit_sha = ? AND status = ?",
+		     "Iss", id, commit, status) < 0 ||
+	    db_get(st->db, s, "count runs", "I", out) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, status, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_error(st, "count runs");
+	return 0;
 }
 
 int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 			   int64_t *builds, int64_t *boots)
 {
 	sqlite3_stmt *s;
-	int rc;
 
-	if (prepare(st,
-		    "SELECT (SELECT COUNT(*) FROM runs WHERE bisection_id = ?1),"
-		    " (SELECT COUNT(*) FROM builds WHERE bisection_id = ?1),"
-		    " (SELECT COUNT(*) FROM boots WHERE bisection_id = ?1"
-		    "  AND log != '')",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT (SELECT COUNT(*) FROM runs WHERE bisection_id = ?1),"
+		     " (SELECT COUNT(*) FROM builds WHERE bisection_id = ?1),"
+		     " (SELECT COUNT(*) FROM boots WHERE bisection_id = ?1"
+		     "  AND log != '')",
+		     "I", id) < 0 ||
+	    db_get(st->db, s, "count", "III", runs, builds, boots) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*runs = sqlite3_column_int64(s, 0);
-		*builds = sqlite3_column_int64(s, 1);
-		*boots = sqlite3_column_int64(s, 2);
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : store_error(st, "count");
+	return 0;
 }
 
 int64_t store_last_run_id(struct store *st)
@@ -946,11 +748,10 @@ int64_t store_last_run_id(struct store *st)
 	sqlite3_stmt *s;
 	int64_t id = 0;
 
-	if (prepare(st, "SELECT COALESCE(MAX(id), 0) FROM runs", &s) < 0)
+	if (db_query(st->db, &s, "SELECT COALESCE(MAX(id), 0) FROM runs", "") <
+		    0 ||
+	    db_get(st->db, s, "read runs", "I", &id) < 0)
 		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
 	return id;
 }
 
@@ -966,36 +767,41 @@ void run_stats_free(struct run_stats *v, size_t n)
 	free(v);
 }
 
-/* Rows (run id, host, result_dir, stat, value) ordered by run id. */
+struct run_stats_rows {
+	struct run_stats *v;
+	size_t nr, alloc;
+};
+
+/* A row (run id, host, result_dir, stat, value); rows come by run id. */
+static void add_run_stat(sqlite3_stmt *s, void *arg)
+{
+	struct run_stats_rows *r = arg;
+	struct run_stats *e = r->nr ? &r->v[r->nr - 1] : NULL;
+	int64_t rid = sqlite3_column_int64(s, 0);
+
+	if (!e || e->run_id != rid) {
+		RB_ALLOC_GROW(r->v, r->nr + 1, r->alloc);
+		e = &r->v[r->nr++];
+		memset(e, 0, sizeof(*e));
+		e->run_id = rid;
+		e->host = db_col_text(s, 1);
+		e->result_dir = db_col_text(s, 2);
+	}
+	statset_set(&e->stats, (const char *)sqlite3_column_text(s, 3),
+		    sqlite3_column_double(s, 4));
+}
+
 static int read_run_stats(struct store *st, sqlite3_stmt *s,
 			  struct run_stats **out, size_t *n)
 {
-	struct run_stats *v = NULL;
-	size_t nr = 0, alloc = 0;
-	int rc;
+	struct run_stats_rows r = { 0 };
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t rid = sqlite3_column_int64(s, 0);
-
-		if (!nr || v[nr - 1].run_id != rid) {
-			RB_ALLOC_GROW(v, nr + 1, alloc);
-			memset(&v[nr], 0, sizeof(v[nr]));
-			v[nr].run_id = rid;
-			v[nr].host = db_col_text(s, 1);
-			v[nr].result_dir = db_col_text(s, 2);
-			nr++;
-		}
-		statset_set(&v[nr - 1].stats,
-			    (const char *)sqlite3_column_text(s, 3),
-			    sqlite3_column_double(s, 4));
+	if (db_each(st->db, s, "read samples", add_run_stat, &r) < 0) {
+		run_stats_free(r.v, r.nr);
+		return -1;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		run_stats_free(v, nr);
-		return store_error(st, "read samples");
-	}
-	*out = v;
-	*n = nr;
+	*out = r.v;
+	*n = r.nr;
 	return 0;
 }
 
@@ -1005,17 +811,14 @@ int store_bisection_run_stats(struct store *st, int64_t id, const char *commit,
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
-		    " FROM runs r JOIN samples s ON s.run_id = r.id"
-		    " WHERE r.bisection_id = ? AND r.commit_sha = ?"
-		    " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
-		    " ORDER BY r.id, s.stat",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		     " FROM runs r JOIN samples s ON s.run_id = r.id"
+		     " WHERE r.bisection_id = ? AND r.commit_sha = ?"
+		     " AND r.status = 'ok' AND (?3 IS NULL OR r.host = ?3)"
+		     " ORDER BY r.id, s.stat",
+		     "Iss", id, commit, host) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, commit, -1, SQLITE_STATIC);
-	db_bind_opt(s, 3, host);
 	return read_run_stats(st, s, out, n);
 }
 
@@ -1024,18 +827,15 @@ int store_key_run_stats(struct store *st, const struct run_key *key,
 {
 	sqlite3_stmt *s;
 
-	if (prepare(st,
-		    "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
-		    " FROM runs r JOIN samples s ON s.run_id = r.id"
-		    " WHERE r.testcase = ? AND r.path_params = ?"
-		    " AND (?3 IS NULL OR r.host = ?3)"
-		    " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
-		    " AND r.commit_sha = ? AND r.status = 'ok'"
-		    " ORDER BY r.id, s.stat",
-		    &s) < 0)
+	if (db_query(st->db, &s,
+		     "SELECT r.id, r.host, r.result_dir, s.stat, s.value"
+		     " FROM runs r JOIN samples s ON s.run_id = r.id"
+		     " WHERE r.testcase = ? AND r.path_params = ?"
+		     " AND (?3 IS NULL OR r.host = ?3)"
+		     " AND r.rootfs = ? AND r.kconfig = ? AND r.compiler = ?"
+		     " AND r.commit_sha = ? AND r.status = 'ok'"
+		     " ORDER BY r.id, s.stat",
+		     "k", key) < 0)
 		return -1;
-	bind_key(s, 1, key);
-	if (!key->host)
-		sqlite3_bind_null(s, 3);
 	return read_run_stats(st, s, out, n);
 }
