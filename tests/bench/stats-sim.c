@@ -1,51 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Simulated bisections for the step verdict (robot/stats.c), driven the
- * way robot/session.c drives it.
+ * Simulated bisections on the robot's own loop: the real session_run
+ * (robot/session.c: the endpoint check, rounds of picks of robot/bisect.c,
+ * k-way on several hosts, step verdicts, anchor runs, confirmation and
+ * drops) over in-memory ops (tests/lib/session-mem.c: the records in
+ * arrays, a simulated lab where every run takes 0.9 to 1.1 time units on
+ * its host). What is tallied comes from the steps the session appended, as
+ * `robot bisect log` reads them.
  *
- * A history is a line of N commits; commit 0 is the good anchor and
- * commit N the bad one. In a history with a culprit c (uniform in 1..N),
- * every commit >= c has its metric lowered by `effect` noise stddevs (a
- * regression of a higher-is-better *_per_sec metric); a null history has
- * no change at all. Every run draws noise of one shape:
+ * A history is linux-like (session_mem_linux_like): N + 1 commits, about a
+ * quarter of them merges of topic branches; commit 0 is the good anchor,
+ * commit N the bad one. The culprit is a random non-merge commit; every
+ * commit that contains it has its metric lowered by `effect` noise
+ * stddevs (a regression of a higher-is-better *_per_sec metric); a null
+ * history has no change. Noise models:
  *
  *   gaussian   N(0, 1)
- *   bimodal    70% N(-0.62, 0.3), 30% N(+1.46, 0.3)  (mean 0, sd 1)
- *   heavy      Student t with 3 df plus 1% wild runs at +-6; sd 1 overall
- *   drift      gaussian plus a linear drift of 0.01 sd per run (1 sd per
- *              100 runs, about what a 2-sd bisection takes)
- *   hosts      gaussian plus a per-host offset N(0, 1) on 4 test hosts
- *              (host 0 has none); the session uses all 4 hosts
- *
- * Our side is the robot's own loop: the real session_run (robot/session.c,
- * with its endpoint check, rounds of k-way picks, step verdicts, anchor
- * refreshes, confirmation and drops) over in-memory ops
- * (tests/lib/session-mem.c): a line of commits, the bisection's records in
- * arrays, and a simulated lab where every run takes 0.9 to 1.1 time units
- * on its host (drift follows that clock). What is tallied comes from the
- * steps the session appended, as `robot bisect log` reads them.
+ *   outliers   N(0, 1), and 10% of the runs 10 sd low (30% low at 3% sd)
+ *   t3         Student t with 3 df, scaled to sd 1
+ *   drift      gaussian plus 1/60 sd per run time (0.05% a run at 3% sd)
+ *   hosts      gaussian plus an offset N(0, 1) per test host (host 0
+ *              none); the session uses 3 hosts
+ *   two-step   gaussian; a first culprit takes 1/3 of the change, a
+ *              second one (a descendant of it) the rest: the right answer
+ *              is the second one, whose change crosses the midpoint
+ *   flaky      gaussian; 5% of the runs end in an infrastructure failure
+ *              (a box that did not boot or answer), retried
+ *   unbuild    gaussian; 10% of the commits do not build (exit 125),
+ *              never the culprit, its parents or the anchors
  *
  * The baseline is lkp's practice: 6 runs per commit on one host (a random
- * one with hosts), the endpoint and every step of a binary search decided
+ * one with hosts), the endpoint and every step of git's bisection decided
  * by lkp's change rule against the good anchor, no confirmation.
  *
- * Printed per scenario: right culprits (or false reports for null
- * histories), weak steps, mean runs per bisection, and the same for the
- * baseline; then where the runs go (endpoint check, candidates, anchors
- * re-measured during the steps, confirmation), the drops (unconfirmed
- * culprits and contradicting rounds) and inconclusive ends per bisection, and how long a bisection takes in
- * run times (the hosts run in parallel; lkp's runs one after another).
- * Seeded: the same numbers every time.
+ * Printed per row: right culprits (or false reports for null histories),
+ * the mean confidence stated with the culprits named, weak steps, runs
+ * and builds per bisection, and the same for the baseline; then where the
+ * runs go (endpoint check, candidates, anchors re-measured during the
+ * steps, confirmation), the drops (unconfirmed culprits and contradicting
+ * rounds), inconclusive ends, and the length of a bisection in run times
+ * (hosts run in parallel). Seeded: the same numbers every time.
  *
- * usage: stats-sim [trials per scenario (1000)] [commits (500)]
+ * usage: stats-sim [trials per row (200)] [commits (300)]
  *
  * Knobs for exploring (environment): SIM_SHAPES (bit mask of the noise
- * shapes), SIM_EFFECTS (bit mask of the rows: 2, 3, 5, 10 sd, null),
- * SIM_DRIFT (sd per run, 0.01), SIM_DRIFT_MODE (0 off, 1 auto, 2 on),
+ * models), SIM_EFFECTS (bit mask of the rows: 2, 3, 5, 10 sd, null),
+ * SIM_DRIFT (sd per run, 1/60), SIM_DRIFT_MODE (0 off, 1 auto, 2 on),
  * SIM_DRIFT_SD (the policy's drift_sd), SIM_MIN_RUNS, SIM_ANCHOR_MAX,
- * SIM_ANCHOR_MIN, SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_HOSTS (hosts
- * of the hosts shape, 4), SIM_DEBUG (print every wrong step with its
- * evidence, every refused endpoint and every wrong culprit).
+ * SIM_ANCHOR_MIN, SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_BUDGET,
+ * SIM_HOSTS (hosts of the hosts model, 3), SIM_DEBUG (print every wrong
+ * step with its evidence, every refused endpoint and every wrong culprit).
  */
 #include <math.h>
 
@@ -56,13 +60,24 @@
 #include "session.h"
 #include "stats.h"
 
-enum shape { GAUSS, BIMODAL, HEAVY, DRIFT, HOSTS, NSHAPES };
-static const char *const shape_names[] = { "gaussian", "bimodal", "heavy",
-					   "drift", "hosts" };
+enum shape {
+	GAUSS,
+	OUTLIERS,
+	T3,
+	DRIFT,
+	HOSTS,
+	TWOSTEP,
+	FLAKY,
+	UNBUILD,
+	NSHAPES
+};
+static const char *const shape_names[] = { "gaussian", "outliers", "t3",
+					   "drift",    "hosts",    "two-step",
+					   "flaky",    "unbuild" };
 
 #define MAXHOSTS SESSION_MEM_MAX_HOSTS
-static int nr_hosts_shape = 4;
-static double drift_per_run = 0.01;
+static int nr_hosts_shape = 3;
+static double drift_per_run = 1.0 / 60;
 #define BASE 1000.0
 #define SD 10.0
 
@@ -92,12 +107,17 @@ static double rng_gauss(struct rng *r)
 
 struct world {
 	struct rng rng;
+	const struct session_mem *m; /* the history */
 	enum shape shape;
 	double effect; /* in noise sds; 0: null history */
-	long culprit; /* 0 when null */
+	long culprit; /* the right answer, 0 when null */
+	long first; /* two-step: the first (smaller) step, else 0 */
 	long runs; /* runs so far */
 	double clock; /* the drift clock (serial runs: the run counter) */
 	double host_off[MAXHOSTS];
+	uint8_t *broken; /* per commit: does not build */
+	uint8_t *built; /* per commit: built once */
+	long builds;
 };
 
 static double noise(struct world *w)
@@ -105,12 +125,10 @@ static double noise(struct world *w)
 	double x, u;
 
 	switch (w->shape) {
-	case BIMODAL:
-		u = rng_unif(&w->rng);
-		return (u < 0.7 ? -0.624 : 1.456) + 0.3 * rng_gauss(&w->rng);
-	case HEAVY:
-		if (rng_unif(&w->rng) < 0.01)
-			return (rng_unif(&w->rng) < 0.5 ? -6 : 6);
+	case OUTLIERS:
+		x = rng_gauss(&w->rng);
+		return rng_unif(&w->rng) < 0.1 ? x - 10 : x;
+	case T3:
 		x = rng_gauss(&w->rng);
 		u = 0;
 		for (int i = 0; i < 3; i++) {
@@ -118,20 +136,30 @@ static double noise(struct world *w)
 
 			u += g * g;
 		}
-		/* t3 has variance 3; the wild runs add 0.36 */
-		return x / sqrt(u / 3) / sqrt(3) * sqrt(0.64 / 0.99);
+		/* t3 has variance 3 */
+		return x / sqrt(u / 3) / sqrt(3);
 	default:
 		return rng_gauss(&w->rng);
 	}
 }
 
+/* the metric's true level of commit k, in noise sds */
+static double level(const struct world *w, long k)
+{
+	double x = 0;
+
+	if (w->first && session_mem_contains(w->m, k, w->first))
+		x -= w->effect / 3;
+	if (w->culprit && session_mem_contains(w->m, k, w->culprit))
+		x -= w->first ? w->effect * 2 / 3 : w->effect;
+	return x;
+}
+
 /* one run of commit k on host h at time t */
 static double measure(struct world *w, long k, int h, double t)
 {
-	double x = noise(w);
+	double x = noise(w) + level(w, k);
 
-	if (w->culprit && k >= w->culprit)
-		x -= w->effect;
 	if (w->shape == DRIFT)
 		x += drift_per_run * t;
 	if (w->shape == HOSTS)
@@ -140,18 +168,27 @@ static double measure(struct world *w, long k, int h, double t)
 	return BASE + SD * x;
 }
 
+static void build(struct world *w, long k)
+{
+	if (!w->built[k]) {
+		w->built[k] = 1;
+		w->builds++;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* the session: the real one over in-memory ops */
 
 struct result {
 	long reported; /* culprit reported, 0: none */
-	long runs;
+	long runs, builds;
 	long kind_runs[MEM_KINDS];
 	long weak;
 	long unconfirmed; /* culprits that did not confirm */
 	long contradictions; /* rounds dropped: no candidate left */
 	bool reproduced; /* the endpoint check said so */
 	bool inconclusive;
+	double confidence; /* stated with a culprit */
 	double clock; /* wall time */
 };
 
@@ -162,6 +199,11 @@ static enum session_outcome sim_run(void *data, int h, long k, double t,
 	struct world *w = data;
 
 	*duration = 0.9 + 0.2 * rng_unif(&w->rng);
+	build(w, k);
+	if (w->broken[k])
+		return SESSION_RUN_SKIP;
+	if (w->shape == FLAKY && rng_unif(&w->rng) < 0.05)
+		return SESSION_RUN_INFRA;
 	*value = measure(w, k, h, t);
 	return SESSION_RUN_OK;
 }
@@ -185,7 +227,7 @@ static void debug(const struct world *w, const struct session_mem *m,
 			continue;
 		k = session_mem_commit(m, st->commit);
 		if (!strcmp(st->verdict, "bad") !=
-		    (w->culprit && k >= w->culprit))
+		    (w->culprit && level(w, k) < -w->effect / 2))
 			printf("WRONG %s %.0f step %ld culprit=%ld: %s\n",
 			       shape_names[w->shape], w->effect, k, w->culprit,
 			       st->detail);
@@ -205,14 +247,15 @@ static void ours(struct world *w, struct session_mem *m,
 	int k;
 
 	memset(res, 0, sizeof(*res));
-	session_mem_reset(m);
 	m->model.data = w;
 	if (session_mem_run(m, pol, &out) < 0)
 		rb_die("session: %s", rb_errmsg());
 	if (getenv("SIM_DEBUG"))
 		debug(w, m, &out);
-	if (out.status == SESSION_FOUND)
+	if (out.status == SESSION_FOUND) {
 		res->reported = session_mem_commit(m, out.culprit);
+		res->confidence = out.confidence;
+	}
 	res->reproduced = out.status != SESSION_NOT_REPRODUCED;
 	res->inconclusive = res->reproduced && out.status != SESSION_FOUND;
 	res->weak =
@@ -222,6 +265,7 @@ static void ours(struct world *w, struct session_mem *m,
 	res->contradictions =
 		(long)session_mem_count_steps(m, "contradiction", NULL);
 	res->runs = m->runs;
+	res->builds = w->builds;
 	for (k = 0; k < MEM_KINDS; k++)
 		res->kind_runs[k] = m->kind_runs[k];
 	res->clock = m->clock;
@@ -241,44 +285,71 @@ static bool lkp_bad(const struct stats_set *good, const struct stats_set *c)
 	return stats_lkp_changed(&a, &b) && b.mid < a.mid;
 }
 
-static void lkp_runs(struct world *w, struct stats_set *set, long k, int h,
+/* 6 runs of commit k on host h, one after another; false: no build */
+static bool lkp_runs(struct world *w, struct stats_set *set, long k, int h,
 		     int n)
 {
 	int i;
 
+	build(w, k);
+	if (w->broken[k])
+		return false;
 	for (i = 0; i < n; i++) {
 		stats_set_add(set, measure(w, k, h, w->clock));
 		w->clock += 1;
 	}
+	return true;
 }
 
-static void baseline(struct world *w, long N, struct result *res)
+static long node_commit(const struct session_mem *m, uint32_t node)
+{
+	char hex[RB_OID_HEXSZ + 1];
+
+	return session_mem_commit(m, rb_oid_hex(m->range.g.oid[node], hex));
+}
+
+/* git's bisection, each step decided by lkp's rule (a skip: no build) */
+static void baseline(struct world *w, const struct session_mem *m,
+		     struct result *res)
 {
 	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
-	long lo = 0, hi = N;
+	struct rb_bisect bis = RB_BISECT_INIT;
 
 	memset(res, 0, sizeof(*res));
 	lkp_runs(w, &g, 0, 0, 6);
-	lkp_runs(w, &b, N, 0, 6);
+	lkp_runs(w, &b, m->n, 0, 6);
 	if (!lkp_bad(&g, &b))
 		goto out;
-	while (hi - lo > 1) {
-		long mid = lo + (hi - lo) / 2;
+	rb_range_start(&m->range, &bis);
+	for (;;) {
+		struct rb_bisect_step st = RB_BISECT_STEP_INIT;
+		struct stats_set c = STATS_SET_INIT;
 		int h = w->shape == HOSTS ? (int)(rng_next(&w->rng) %
 						  (uint64_t)nr_hosts_shape) :
 					    0;
-		struct stats_set c = STATS_SET_INIT;
+		enum rb_verdict v;
+		uint32_t pick;
 
-		lkp_runs(w, &c, mid, h, 6);
-		if (lkp_bad(&g, &c))
-			hi = mid;
-		else
-			lo = mid;
+		rb_bisect_next(&bis, &st);
+		pick = st.pick;
+		if (st.status != RB_BISECT_CONTINUE) {
+			if (st.status == RB_BISECT_FOUND)
+				res->reported = node_commit(m, pick);
+			rb_bisect_step_release(&st);
+			break;
+		}
+		rb_bisect_step_release(&st);
+		v = !lkp_runs(w, &c, node_commit(m, pick), h, 6) ? RB_SKIP :
+		    lkp_bad(&g, &c)				 ? RB_BAD :
+								   RB_GOOD;
 		stats_set_release(&c);
+		if (rb_bisect_mark(&bis, pick, v) < 0)
+			break;
 	}
-	res->reported = hi;
+	rb_bisect_release(&bis);
 out:
 	res->runs = w->runs;
+	res->builds = w->builds;
 	res->clock = w->clock;
 	stats_set_release(&g);
 	stats_set_release(&b);
@@ -289,20 +360,61 @@ out:
 struct tally {
 	long trials, right, reported, weak_steps, unconfirmed, inconclusive;
 	long reproduced;
-	double runs, kind_runs[MEM_KINDS], clock;
+	double runs, builds, kind_runs[MEM_KINDS], clock, confidence;
 };
 
-static void new_world(struct world *w, uint64_t seed, enum shape shape,
-		      double effect, long N)
+/* a random non-merge commit in 1..N that contains `in` (0: any) */
+static long pick_commit(struct world *w, long in)
 {
+	const struct session_mem *m = w->m;
+
+	for (;;) {
+		long k = 1 + (long)(rng_next(&w->rng) % (uint64_t)m->n);
+
+		if (m->graph.npar[k] == 1 && k != in &&
+		    session_mem_contains(m, k, in))
+			return k;
+	}
+}
+
+static void new_world(struct world *w, const struct session_mem *m,
+		      uint64_t seed, enum shape shape, double effect,
+		      uint8_t *broken, uint8_t *built)
+{
+	long k, n = m->n;
+	int i;
+
 	memset(w, 0, sizeof(*w));
+	w->m = m;
 	w->rng.s = seed;
 	w->shape = shape;
 	w->effect = effect;
-	w->culprit = effect > 0 ? 1 + (long)(rng_next(&w->rng) % (uint64_t)N) :
-				  0;
+	w->broken = broken;
+	w->built = built;
+	memset(broken, 0, (size_t)n + 1);
+	memset(built, 0, (size_t)n + 1);
+	if (effect > 0) {
+		w->culprit = pick_commit(w, 0);
+		if (shape == TWOSTEP && m->n > 2) {
+			/* the first step, then the culprit containing it */
+			do {
+				w->first = pick_commit(w, 0);
+			} while (w->first == m->n ||
+				 w->first == m->graph.par[m->n][0]);
+			w->culprit = pick_commit(w, w->first);
+		}
+	}
 	for (int h = 0; h < MAXHOSTS; h++)
 		w->host_off[h] = h ? rng_gauss(&w->rng) : 0;
+	if (shape != UNBUILD)
+		return;
+	for (k = 1; k < n; k++)
+		broken[k] = rng_unif(&w->rng) < 0.1;
+	for (k = 1; k <= n; k++)
+		if (k == w->culprit || k == w->first)
+			for (i = 0; i < m->graph.npar[k]; i++)
+				broken[m->graph.par[k][i]] = 0;
+	broken[w->culprit] = broken[w->first] = 0;
 }
 
 static void add(struct tally *t, const struct result *r, long culprit)
@@ -311,6 +423,7 @@ static void add(struct tally *t, const struct result *r, long culprit)
 
 	t->trials++;
 	t->runs += (double)r->runs;
+	t->builds += (double)r->builds;
 	t->clock += r->clock;
 	t->weak_steps += r->weak;
 	t->unconfirmed += r->unconfirmed + r->contradictions;
@@ -318,8 +431,10 @@ static void add(struct tally *t, const struct result *r, long culprit)
 	t->reproduced += r->reproduced;
 	for (k = 0; k < MEM_KINDS; k++)
 		t->kind_runs[k] += (double)r->kind_runs[k];
-	if (r->reported)
+	if (r->reported) {
 		t->reported++;
+		t->confidence += r->confidence;
+	}
 	if (r->reported && r->reported == culprit)
 		t->right++;
 }
@@ -328,21 +443,24 @@ static void print_row(const char *shape, double effect, const struct tally *to,
 		      const struct tally *tb)
 {
 	double n = (double)to->trials, nb = (double)tb->trials;
+	double conf = to->reported ? 100 * to->confidence /
+					     (double)to->reported :
+				     0;
 
 	if (effect > 0)
-		printf("%-9s %6.0f | %7.2f%% %7s %6.2f %6.1f | %7.2f%% %6.1f | "
-		       "%5.2f\n",
-		       shape, effect, 100.0 * (double)to->right / n, "",
+		printf("%-9s %6.0f | %7.2f%% %7s %6.2f %5.2f %6.1f %6.1f | "
+		       "%7.2f%% %6.1f %6.1f\n",
+		       shape, effect, 100.0 * (double)to->right / n, "", conf,
 		       (double)to->weak_steps / n, to->runs / n,
-		       100.0 * (double)tb->right / nb, tb->runs / nb,
-		       to->runs / tb->runs);
+		       to->builds / n, 100.0 * (double)tb->right / nb,
+		       tb->runs / nb, tb->builds / nb);
 	else
-		printf("%-9s %6s | %8s %6.2f%% %6.2f %6.1f | %6.2f%%F %6.1f | "
-		       "%5.2f\n",
+		printf("%-9s %6s | %8s %6.2f%% %6s %5.2f %6.1f %6.1f | "
+		       "%6.2f%%F %6.1f %6.1f\n",
 		       shape, "null", "", 100.0 * (double)to->reported / n,
-		       (double)to->weak_steps / n, to->runs / n,
-		       100.0 * (double)tb->reported / nb, tb->runs / nb,
-		       to->runs / tb->runs);
+		       "", (double)to->weak_steps / n, to->runs / n,
+		       to->builds / n, 100.0 * (double)tb->reported / nb,
+		       tb->runs / nb, tb->builds / nb);
 }
 
 /* where the runs go, and the time the bisection takes */
@@ -363,131 +481,168 @@ static void print_where(const char *shape, double effect,
 	       tb->clock / (double)tb->trials);
 }
 
+static void knobs(struct stats_policy *pol, long *shape_mask,
+		  long *effect_mask)
+{
+	if (getenv("SIM_DRIFT"))
+		drift_per_run = strtod(getenv("SIM_DRIFT"), NULL);
+	if (getenv("SIM_DRIFT_MODE"))
+		pol->drift = (enum stats_drift)strtol(getenv("SIM_DRIFT_MODE"),
+						      NULL, 10);
+	if (getenv("SIM_SHAPES"))
+		*shape_mask = strtol(getenv("SIM_SHAPES"), NULL, 0);
+	if (getenv("SIM_EFFECTS"))
+		*effect_mask = strtol(getenv("SIM_EFFECTS"), NULL, 0);
+	if (getenv("SIM_MIN_RUNS"))
+		pol->min_runs =
+			(unsigned)strtol(getenv("SIM_MIN_RUNS"), NULL, 10);
+	if (getenv("SIM_ANCHOR_MIN"))
+		pol->anchor_min_runs =
+			(unsigned)strtol(getenv("SIM_ANCHOR_MIN"), NULL, 10);
+	if (getenv("SIM_ANCHOR_MAX"))
+		pol->anchor_max_runs =
+			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
+	if (getenv("SIM_ENDPOINT_ALPHA"))
+		pol->endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
+	if (getenv("SIM_CONFIRM_ALPHA"))
+		pol->confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
+	if (getenv("SIM_BUDGET"))
+		pol->budget = strtod(getenv("SIM_BUDGET"), NULL);
+	if (getenv("SIM_DRIFT_SD"))
+		pol->drift_sd = strtod(getenv("SIM_DRIFT_SD"), NULL);
+	if (getenv("SIM_HOSTS"))
+		nr_hosts_shape = (int)RB_MAX(
+			1, RB_MIN(MAXHOSTS,
+				  strtol(getenv("SIM_HOSTS"), NULL, 10)));
+}
+
+struct totals {
+	double ours, base, null_ours, null_base, worst_right, worst_ratio;
+	long right, cul, false_rep, null, b_right, b_false;
+};
+
+static void total(struct totals *t, double effect, const struct tally *o,
+		  const struct tally *b)
+{
+	if (effect > 0) {
+		t->ours += o->runs;
+		t->base += b->runs;
+		t->right += o->right;
+		t->b_right += b->right;
+		t->cul += o->trials;
+		t->worst_right = RB_MIN(t->worst_right,
+					(double)o->right / (double)o->trials);
+		t->worst_ratio = RB_MAX(t->worst_ratio, o->runs / b->runs);
+	} else {
+		t->null_ours += o->runs;
+		t->null_base += b->runs;
+		t->false_rep += o->reported;
+		t->b_false += b->reported;
+		t->null += o->trials;
+	}
+}
+
+static void print_totals(const struct totals *t)
+{
+	if (t->cul)
+		printf("\nhistories with a culprit: %.2f%% right (worst row "
+		       "%.2f%%; lkp %.2f%%), %.2f of the baseline's runs "
+		       "(worst row %.2f)\n",
+		       100.0 * (double)t->right / (double)t->cul,
+		       100 * t->worst_right,
+		       100.0 * (double)t->b_right / (double)t->cul,
+		       t->ours / t->base, t->worst_ratio);
+	if (t->null)
+		printf("null histories: %.2f%% false reports (lkp %.2f%%), "
+		       "%.1f runs to refuse (lkp %.1f)\n",
+		       100.0 * (double)t->false_rep / (double)t->null,
+		       100.0 * (double)t->b_false / (double)t->null,
+		       t->null_ours / (double)t->null,
+		       t->null_base / (double)t->null);
+}
+
+static const double effects[] = { 2, 3, 5, 10, 0 };
+#define NEFF RB_ARRAY_SIZE(effects)
+
+/* one row: `trials` histories of one noise model and effect */
+static void row(int s, size_t e, long trials, long N,
+		const struct stats_policy *pol, struct tally *o,
+		struct tally *b)
+{
+	struct session_mem_model model = { .run = sim_run };
+	uint8_t *broken = xmalloc((size_t)N + 1), *built = xmalloc((size_t)N + 1);
+	int nhosts = s == HOSTS ? nr_hosts_shape : 1;
+	long i;
+
+	for (i = 0; i < trials; i++) {
+		struct session_mem_graph g;
+		struct session_mem m;
+		struct world w;
+		struct result r;
+		uint64_t seed = 1000003ULL * (uint64_t)i + 7919ULL * (uint64_t)s +
+				(uint64_t)(effects[e] * 101);
+
+		/* the same 200 histories in every row */
+		session_mem_linux_like(&g, N, 0x5eed0000ULL + (uint64_t)i);
+		session_mem_init_graph(&m, &g, nhosts, &model);
+		session_mem_graph_release(&g);
+		new_world(&w, &m, seed, (enum shape)s, effects[e], broken,
+			  built);
+		ours(&w, &m, pol, &r);
+		add(o, &r, w.culprit);
+		new_world(&w, &m, seed, (enum shape)s, effects[e], broken,
+			  built);
+		baseline(&w, &m, &r);
+		add(b, &r, w.culprit);
+		session_mem_release(&m);
+	}
+	free(broken);
+	free(built);
+}
+
 int main(int argc, char **argv)
 {
-	static const double effects[] = { 2, 3, 5, 10, 0 };
-	enum { NEFF = RB_ARRAY_SIZE(effects) };
-	long trials = argc > 1 ? strtol(argv[1], NULL, 10) : 1000;
-	long N = argc > 2 ? strtol(argv[2], NULL, 10) : 500;
+	long trials = argc > 1 ? strtol(argv[1], NULL, 10) : 200;
+	long N = argc > 2 ? strtol(argv[2], NULL, 10) : 300;
 	struct tally to[NSHAPES][NEFF], tb[NSHAPES][NEFF];
 	struct stats_policy pol;
-	struct session_mem_model model = { .run = sim_run };
-	struct session_mem one, many;
-	double tot_ours = 0, tot_base = 0, null_ours = 0, null_base = 0;
-	long n_right = 0, n_cul = 0, n_false = 0, n_null = 0, b_right = 0;
-	long b_false = 0;
-	double worst_right = 1, worst_ratio = 0;
+	struct totals t = { .worst_right = 1 };
 	long shape_mask = -1, effect_mask = -1;
 	int s;
 	size_t e;
 
 	stats_policy_init(&pol);
 	pol.direction = 1;
-	if (getenv("SIM_DRIFT"))
-		drift_per_run = strtod(getenv("SIM_DRIFT"), NULL);
-	if (getenv("SIM_DRIFT_MODE"))
-		pol.drift = (enum stats_drift)strtol(getenv("SIM_DRIFT_MODE"),
-						     NULL, 10);
-	if (getenv("SIM_SHAPES"))
-		shape_mask = strtol(getenv("SIM_SHAPES"), NULL, 0);
-	if (getenv("SIM_EFFECTS"))
-		effect_mask = strtol(getenv("SIM_EFFECTS"), NULL, 0);
-	if (getenv("SIM_MIN_RUNS"))
-		pol.min_runs =
-			(unsigned)strtol(getenv("SIM_MIN_RUNS"), NULL, 10);
-	if (getenv("SIM_ANCHOR_MIN"))
-		pol.anchor_min_runs =
-			(unsigned)strtol(getenv("SIM_ANCHOR_MIN"), NULL, 10);
-	if (getenv("SIM_ANCHOR_MAX"))
-		pol.anchor_max_runs =
-			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
-	if (getenv("SIM_ENDPOINT_ALPHA"))
-		pol.endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
-	if (getenv("SIM_CONFIRM_ALPHA"))
-		pol.confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
-	if (getenv("SIM_DRIFT_SD"))
-		pol.drift_sd = strtod(getenv("SIM_DRIFT_SD"), NULL);
-	if (getenv("SIM_HOSTS"))
-		nr_hosts_shape = (int)RB_MAX(
-			1, RB_MIN(MAXHOSTS,
-				  strtol(getenv("SIM_HOSTS"), NULL, 10)));
-	if (N < 2 || trials < 1)
-		rb_die("usage: stats-sim [trials] [commits >= 2]");
-	session_mem_init(&one, N, 1, &model);
-	session_mem_init(&many, N, nr_hosts_shape, &model);
+	knobs(&pol, &shape_mask, &effect_mask);
+	if (N < 8 || trials < 1)
+		rb_die("usage: stats-sim [trials] [commits >= 8]");
 	memset(to, 0, sizeof(to));
 	memset(tb, 0, sizeof(tb));
-	printf("simulated bisections: %ld commits (%d steps), %ld histories "
-	       "per row, budget %.0f%% wrong culprits\n\n",
+	printf("simulated bisections: linux-like histories of %ld commits "
+	       "with merges (%d steps), %ld per row, budget %.0f%% wrong "
+	       "culprits\n\n",
 	       N, rb_bisect_estimate_steps((uint32_t)N) + 1, trials,
 	       100 * pol.budget);
-	printf("%-9s %6s | %8s %7s %6s %6s | %8s %6s | %5s\n", "noise",
-	       "change", "right", "false", "weak", "runs", "lkp-right", "runs",
-	       "ratio");
-	printf("%-9s %6s | %8s %7s %6s %6s | %8s %6s | %5s\n", "", "(sd)",
-	       "culprit", "report", "steps", "", "culprit", "", "");
+	printf("%-9s %6s | %8s %7s %6s %5s %6s %6s | %8s %6s %6s\n", "noise",
+	       "change", "right", "false", "stated", "weak", "runs", "builds",
+	       "lkp-right", "runs", "builds");
+	printf("%-9s %6s | %8s %7s %6s %5s %6s %6s | %8s %6s %6s\n", "", "(sd)",
+	       "culprit", "report", "conf%", "steps", "", "", "culprit", "",
+	       "");
 	for (s = 0; s < NSHAPES; s++) {
 		if (!(shape_mask & (1L << s)))
 			continue;
 		for (e = 0; e < NEFF; e++) {
-			struct tally *o = &to[s][e], *b = &tb[s][e];
-			int nhosts = s == HOSTS ? nr_hosts_shape : 1;
-			long i;
-
 			if (!(effect_mask & (1L << e)))
 				continue;
-			for (i = 0; i < trials; i++) {
-				struct world w;
-				struct result r;
-				uint64_t seed = 1000003ULL * (uint64_t)i +
-						7919ULL * (uint64_t)s +
-						(uint64_t)(effects[e] * 101);
-
-				new_world(&w, seed, (enum shape)s, effects[e],
-					  N);
-				ours(&w, nhosts > 1 ? &many : &one, &pol, &r);
-				add(o, &r, w.culprit);
-				new_world(&w, seed, (enum shape)s, effects[e],
-					  N);
-				baseline(&w, N, &r);
-				add(b, &r, w.culprit);
-			}
-			if (effects[e] > 0) {
-				tot_ours += o->runs;
-				tot_base += b->runs;
-				n_right += o->right;
-				b_right += b->right;
-				n_cul += o->trials;
-				worst_right = RB_MIN(worst_right,
-						     (double)o->right /
-							     (double)o->trials);
-				worst_ratio =
-					RB_MAX(worst_ratio, o->runs / b->runs);
-			} else {
-				null_ours += o->runs;
-				null_base += b->runs;
-				n_false += o->reported;
-				b_false += b->reported;
-				n_null += o->trials;
-			}
-			print_row(shape_names[s], effects[e], o, b);
+			row(s, e, trials, N, &pol, &to[s][e], &tb[s][e]);
+			total(&t, effects[e], &to[s][e], &tb[s][e]);
+			print_row(shape_names[s], effects[e], &to[s][e],
+				  &tb[s][e]);
 			fflush(stdout);
 		}
 	}
-	if (n_cul)
-		printf("\nhistories with a culprit: %.2f%% right (worst row "
-		       "%.2f%%; lkp %.2f%%), %.2f of the baseline's runs "
-		       "(worst row %.2f)\n",
-		       100.0 * (double)n_right / (double)n_cul,
-		       100 * worst_right,
-		       100.0 * (double)b_right / (double)n_cul,
-		       tot_ours / tot_base, worst_ratio);
-	if (n_null)
-		printf("null histories: %.2f%% false reports (lkp %.2f%%), "
-		       "%.1f runs to refuse (lkp %.1f)\n",
-		       100.0 * (double)n_false / (double)n_null,
-		       100.0 * (double)b_false / (double)n_null,
-		       null_ours / (double)n_null, null_base / (double)n_null);
+	print_totals(&t);
 	printf("\nwhere the runs go (per bisection), and its length in run "
 	       "times (hosts in parallel)\n\n");
 	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
@@ -498,7 +653,5 @@ int main(int argc, char **argv)
 			if (to[s][e].trials)
 				print_where(shape_names[s], effects[e],
 					    &to[s][e], &tb[s][e]);
-	session_mem_release(&one);
-	session_mem_release(&many);
 	return 0;
 }

@@ -108,13 +108,14 @@ static int m_parents(void *data, const uint8_t *oid,
 	struct session_mem *m = data;
 	char hex[RB_OID_HEXSZ + 1];
 	long k = session_mem_commit(m, rb_oid_hex(oid, hex));
+	int i;
 
 	if (k < 0)
 		return rb_error("no commit %s in the history", hex);
-	*out = xcalloc(1, sizeof(**out));
-	*n = k > 0;
-	if (k > 0)
-		oid_of(k - 1, (*out)[0]);
+	*out = xcalloc(2, sizeof(**out));
+	*n = (size_t)m->graph.npar[k];
+	for (i = 0; i < m->graph.npar[k]; i++)
+		oid_of(m->graph.par[k][i], (*out)[i]);
 	return 0;
 }
 
@@ -212,12 +213,68 @@ static void m_pause(void *data, double seconds)
 
 /* --- setup -------------------------------------------------------------- */
 
-void session_mem_init(struct session_mem *m, long n, int nr_hosts,
-		      const struct session_mem_model *model)
+static void graph_copy(struct session_mem_graph *dst,
+		       const struct session_mem_graph *src)
+{
+	dst->n = src->n;
+	dst->par = xmalloc(sizeof(*dst->par) * (size_t)(src->n + 1));
+	dst->npar = xmalloc(sizeof(*dst->npar) * (size_t)(src->n + 1));
+	memcpy(dst->par, src->par, sizeof(*dst->par) * (size_t)(src->n + 1));
+	memcpy(dst->npar, src->npar,
+	       sizeof(*dst->npar) * (size_t)(src->n + 1));
+}
+
+void session_mem_graph_release(struct session_mem_graph *g)
+{
+	free(g->par);
+	free(g->npar);
+	memset(g, 0, sizeof(*g));
+}
+
+/* the ancestor bitsets, parents first (the numbering is topological) */
+static void ancestry(struct session_mem *m)
+{
+	size_t W = (size_t)(m->n + 1 + 63) / 64, w;
+	long k;
+	int i;
+
+	m->anc_words = W;
+	m->anc = xcalloc((size_t)(m->n + 1) * W, sizeof(*m->anc));
+	for (k = 0; k <= m->n; k++) {
+		uint64_t *row = m->anc + (size_t)k * W;
+
+		for (i = 0; i < m->graph.npar[k]; i++) {
+			const uint64_t *p = m->anc + (size_t)m->graph.par[k][i] * W;
+
+			if (m->graph.par[k][i] >= k)
+				RB_BUG("parent %ld of %ld is not older",
+				       m->graph.par[k][i], k);
+			for (w = 0; w < W; w++)
+				row[w] |= p[w];
+		}
+		row[k / 64] |= 1ULL << (k % 64);
+	}
+	for (k = 0; k < m->n; k++)
+		if (!session_mem_contains(m, m->n, k) ||
+		    !session_mem_contains(m, k, 0))
+			RB_BUG("commit %ld is not between c0 and c%ld", k,
+			       m->n);
+}
+
+bool session_mem_contains(const struct session_mem *m, long k, long a)
+{
+	return m->anc[(size_t)k * m->anc_words + (size_t)a / 64] >>
+		       (a % 64) &
+	       1;
+}
+
+void session_mem_init_graph(struct session_mem *m,
+			    const struct session_mem_graph *g, int nr_hosts,
+			    const struct session_mem_model *model)
 {
 	uint8_t bad[RB_OID_RAWSZ], good[1][RB_OID_RAWSZ];
-	long k;
-	int h;
+	long k, n = g->n;
+	int h, i;
 
 	if (n < 1 || nr_hosts < 1 || nr_hosts > SESSION_MEM_MAX_HOSTS)
 		RB_BUG("session_mem_init(%ld, %d)", n, nr_hosts);
@@ -225,6 +282,8 @@ void session_mem_init(struct session_mem *m, long n, int nr_hosts,
 	m->n = n;
 	m->nr_hosts = nr_hosts;
 	m->model = *model;
+	graph_copy(&m->graph, g);
+	ancestry(m);
 	for (h = 0; h < nr_hosts; h++) {
 		snprintf(m->names[h], sizeof(m->names[h]), "h%d", h);
 		m->hosts[h] = m->names[h];
@@ -233,16 +292,17 @@ void session_mem_init(struct session_mem *m, long n, int nr_hosts,
 	oid_of(0, good[0]);
 	rb_range_init(&m->range, bad, (const uint8_t(*)[RB_OID_RAWSZ])good, 1,
 		      0);
-	/* the walk bad --not good: cN .. c1 */
+	/* the walk bad --not good, newest first: cN .. c1 */
 	m->range.list = xmalloc(sizeof(*m->range.list) * (size_t)n);
 	for (k = n; k >= 1; k--) {
-		uint8_t oid[RB_OID_RAWSZ], par[1][RB_OID_RAWSZ];
+		uint8_t oid[RB_OID_RAWSZ], par[2][RB_OID_RAWSZ];
 
 		oid_of(k, oid);
-		oid_of(k - 1, par[0]);
-		m->range.list[n - k] =
-			rb_graph_add(&m->range.g, oid, k, RB_NODE_CAND, 1,
-				     (const uint8_t(*)[RB_OID_RAWSZ])par);
+		for (i = 0; i < g->npar[k]; i++)
+			oid_of(g->par[k][i], par[i]);
+		m->range.list[n - k] = rb_graph_add(
+			&m->range.g, oid, k, RB_NODE_CAND, (size_t)g->npar[k],
+			(const uint8_t(*)[RB_OID_RAWSZ])par);
 	}
 	m->range.nr = (uint32_t)n;
 	rb_graph_resolve(&m->range.g);
@@ -257,6 +317,73 @@ void session_mem_init(struct session_mem *m, long n, int nr_hosts,
 				       .wait = m_wait,
 				       .now = m_now,
 				       .pause = m_pause };
+}
+
+void session_mem_init(struct session_mem *m, long n, int nr_hosts,
+		      const struct session_mem_model *model)
+{
+	struct session_mem_graph g;
+	long k;
+
+	if (n < 1)
+		RB_BUG("session_mem_init(%ld, %d)", n, nr_hosts);
+	g.n = n;
+	g.par = xcalloc((size_t)n + 1, sizeof(*g.par));
+	g.npar = xcalloc((size_t)n + 1, sizeof(*g.npar));
+	for (k = 1; k <= n; k++) {
+		g.par[k][0] = k - 1;
+		g.npar[k] = 1;
+	}
+	session_mem_init_graph(m, &g, nr_hosts, model);
+	session_mem_graph_release(&g);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void session_mem_linux_like(struct session_mem_graph *g, long n, uint64_t seed)
+{
+	long *main = xmalloc(sizeof(*main) * (size_t)(n + 1));
+	long nmain = 1, k = 1;
+
+	if (n < 1)
+		RB_BUG("session_mem_linux_like(%ld)", n);
+	g->n = n;
+	g->par = xcalloc((size_t)n + 1, sizeof(*g->par));
+	g->npar = xcalloc((size_t)n + 1, sizeof(*g->npar));
+	main[0] = 0;
+	while (k <= n) {
+		uint64_t r = splitmix(&seed);
+		long len = 1 + (long)(r >> 40) % 8, left = n - k, i;
+
+		/* a topic branch and its merge, when both fit (the merge
+		 * must not be cN's only chance to be on the mainline) */
+		if (r % 4 == 0 && left >= len + 1) {
+			long back = (long)((r >> 20) % 16), fork, tip;
+
+			fork = main[nmain - 1 - RB_MIN(back, nmain - 1)];
+			tip = fork;
+			for (i = 0; i < len; i++, k++) {
+				g->par[k][0] = tip;
+				g->npar[k] = 1;
+				tip = k;
+			}
+			g->par[k][0] = main[nmain - 1];
+			g->par[k][1] = tip;
+			g->npar[k] = 2;
+		} else {
+			g->par[k][0] = main[nmain - 1];
+			g->npar[k] = 1;
+		}
+		main[nmain++] = k++;
+	}
+	free(main);
 }
 
 void session_mem_reset(struct session_mem *m)
@@ -285,6 +412,8 @@ void session_mem_release(struct session_mem *m)
 	for (k = 0; k <= m->n; k++)
 		free(m->samples[k].v);
 	free(m->samples);
+	free(m->anc);
+	session_mem_graph_release(&m->graph);
 	rb_range_release(&m->range);
 }
 

@@ -6,11 +6,15 @@
 
 /*
  * The session's ops in memory, for the unit tests and the simulation
- * (tests/bench/stats-sim.c): the real session_run over a linear history
+ * (tests/bench/stats-sim.c): the real session_run over a history of
+ * commits c0..cN numbered in topological order (parents first), c0 the
+ * good anchor and the only root, cN the bad one and every commit its
+ * ancestor: a line
  *
- *   c0 - c1 - ... - cN      c0 the good anchor, cN the bad one
+ *   c0 - c1 - ... - cN
  *
- * with the bisection's steps and samples kept in arrays and a simulated
+ * (session_mem_init) or any such DAG with merges (session_mem_init_graph,
+ * e.g. from session_mem_linux_like), with the bisection's steps and samples kept in arrays and a simulated
  * lab: each host runs one run at a time, a run's value, outcome and length
  * come from a model, wait() ends the run that finishes first on a
  * simulated clock (pause() moves the clock too). Run ids are given when a
@@ -52,10 +56,20 @@ struct session_mem_samples {
 	size_t nr, alloc;
 };
 
+/* The parents of c0..cN: par[k][0..npar[k]) (npar[0] = 0). */
+struct session_mem_graph {
+	long n;
+	long (*par)[2];
+	int *npar;
+};
+
 struct session_mem {
 	struct session_ops ops;
 	struct rb_range range;
 	long n; /* commits c0..cN: n = N */
+	struct session_mem_graph graph;
+	uint64_t *anc; /* row k: the ancestors of k and k itself, bits */
+	size_t anc_words;
 	int nr_hosts;
 	char names[SESSION_MEM_MAX_HOSTS][16];
 	const char *hosts[SESSION_MEM_MAX_HOSTS];
@@ -75,6 +89,24 @@ struct session_mem {
 /* A history of n + 1 commits (n >= 1) and nr_hosts hosts "h0", "h1"... */
 void session_mem_init(struct session_mem *m, long n, int nr_hosts,
 		      const struct session_mem_model *model);
+/*
+ * The same over a DAG (copied): every k >= 1 has one or two parents < k,
+ * all commits are ancestors of cN.
+ */
+void session_mem_init_graph(struct session_mem *m,
+			    const struct session_mem_graph *g, int nr_hosts,
+			    const struct session_mem_model *model);
+/*
+ * A linux-like history of n + 1 commits from seed: a mainline where about
+ * a quarter of the commits are merges of topic branches of 1 to 8 commits
+ * forked from a recent mainline commit. Release with session_mem_graph_release.
+ */
+void session_mem_linux_like(struct session_mem_graph *g, long n,
+			    uint64_t seed);
+void session_mem_graph_release(struct session_mem_graph *g);
+/* Does commit k contain commit a (a is k or an ancestor of it)? */
+bool session_mem_contains(const struct session_mem *m, long k, long a);
+
 /* Forget the bisection (records, lab, clock): the next run starts anew. */
 void session_mem_reset(struct session_mem *m);
 void session_mem_release(struct session_mem *m);

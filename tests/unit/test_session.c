@@ -7,7 +7,9 @@
  *
  * Commits from the culprit on measure `slow`, the others `fast`, plus
  * seeded noise; listed commits cannot be built (skip); the first `infra`
- * runs fail for the infrastructure.
+ * runs fail for the infrastructure. With `dag`, the history is a
+ * linux-like DAG with merges instead, and the commits that contain the
+ * culprit are slow.
  */
 #include <criterion/criterion.h>
 
@@ -19,11 +21,12 @@
 
 struct fake {
 	int culprit; /* index, or -1: no change */
-	bool skip[NC];
+	bool skip[128]; /* per commit (NC of a line, more in a DAG) */
 	double fast, slow, noise;
 	uint64_t rng;
 	int flaky_parent; /* this many first runs of culprit-1 read slow */
 	int infra; /* this many first runs fail for the infrastructure */
+	bool dag;
 	struct session_mem m;
 };
 
@@ -45,7 +48,12 @@ static enum session_outcome f_run(void *data, int h, long k, double t,
 	}
 	if (f->skip[k])
 		return SESSION_RUN_SKIP;
-	v = f->culprit >= 0 && k >= f->culprit ? f->slow : f->fast;
+	if (f->dag)
+		v = f->culprit >= 0 && session_mem_contains(&f->m, k, f->culprit) ?
+			    f->slow :
+			    f->fast;
+	else
+		v = f->culprit >= 0 && k >= f->culprit ? f->slow : f->fast;
 	if (f->flaky_parent > 0 && k == f->culprit - 1) {
 		f->flaky_parent--;
 		v = f->slow;
@@ -100,6 +108,41 @@ Test(session, finds_and_confirms_the_culprit)
 	cr_assert_eq(session_mem_count_steps(&f.m, "finish", NULL), 1);
 	session_outcome_release(&out);
 	session_mem_release(&f.m);
+}
+
+Test(session, finds_the_culprit_in_a_history_with_merges)
+{
+	struct fake f = { .fast = 100, .slow = 70, .noise = 6, .rng = 5,
+			  .dag = true };
+	struct session_mem_model model = { .data = &f, .run = f_run };
+	struct session_mem_graph g;
+	struct session_outcome_info out;
+	long k, merges = 0, culprit = -1, later = 0;
+
+	session_mem_linux_like(&g, 80, 42);
+	for (k = 1; k <= g.n; k++)
+		merges += g.npar[k] == 2;
+	cr_assert_gt(merges, 5, "a history with merges");
+	/* a commit on a topic branch: its merge and the mainline after it
+	 * contain it, the mainline commits next to it do not */
+	for (k = 30; k < g.n && culprit < 0; k++)
+		if (g.npar[k] == 1 && g.par[k][0] != k - 1)
+			culprit = k;
+	cr_assert_geq(culprit, 0);
+	f.culprit = (int)culprit;
+	session_mem_init_graph(&f.m, &g, 1, &model);
+	for (k = culprit + 1; k <= g.n; k++)
+		later += !session_mem_contains(&f.m, k, culprit);
+	cr_assert_gt(later, 0, "newer commits without the culprit");
+	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
+	cr_assert_eq(session_mem_commit(&f.m, out.culprit), culprit);
+	cr_assert_eq(out.parents_nr, 1);
+	cr_assert_eq(session_mem_commit(&f.m, out.parents[0]),
+		     g.par[culprit][0]);
+	session_outcome_release(&out);
+	session_mem_release(&f.m);
+	session_mem_graph_release(&g);
 }
 
 Test(session, null_history_is_not_reproduced)
