@@ -978,7 +978,11 @@ out:
  * wrong culprit needs a wrong step, and then a fresh re-decision that
  * repeats it: at most confirm_alpha. Confirmed when every one comes out as
  * expected; refuted as soon as one does not (or stays weak at the cap). An
- * anchor among them is known already. The change parent -> culprit
+ * anchor among them is decided on its fresh runs too: the endpoint check
+ * alone (a few runs, some of them maybe outliers) would otherwise carry a
+ * culprit at either end of the range, which is where the bisection of a
+ * history without a change ends when that check was wrong. The change
+ * parent -> culprit
  * (regression detection on all their runs) goes to detail (JSON) and why.
  */
 static int confirm(struct sess *s, const char *culprit,
@@ -998,14 +1002,9 @@ static int confirm(struct sess *s, const char *culprit,
 	for (k = 0; k < np; k++) {
 		m[k].hex = parents[k];
 		m[k].expect = STATS_GOOD;
-		/* the good anchor is good: the endpoint check says so */
-		m[k].done = !strcmp(parents[k], s->good_hex);
-		m[k].got = STATS_GOOD;
 	}
 	m[np].hex = culprit;
 	m[np].expect = STATS_BAD;
-	m[np].done = !strcmp(culprit, s->bad_hex);
-	m[np].got = STATS_BAD;
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
 	if (confirm_members(s, m, np + 1, host, after, &refuted, &verdicts,

@@ -46,13 +46,11 @@ void stats_policy_init(struct stats_policy *p)
 
 void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
 {
-	size_t i, j;
+	size_t i, j, k;
 
-	/* the spread of the runs around their own mean, per host */
+	/* one group per host, with its runs in order */
 	for (i = 0; i < runs->nr; i++) {
 		int h = runs->host ? runs->host[i] : 0;
-		double sum = 0, ss = 0, mean;
-		size_t k = 0;
 		bool first = true;
 
 		for (j = 0; j < i && first; j++)
@@ -60,20 +58,95 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
 				first = false;
 		if (!first)
 			continue;
+		for (j = i, k = 0; j < runs->nr; j++)
+			k += (runs->host ? runs->host[j] : 0) == h;
+		if (k < 2 || nz->nr + k > STATS_NOISE_MAX)
+			continue;
 		for (j = i; j < runs->nr; j++)
 			if ((runs->host ? runs->host[j] : 0) == h) {
-				sum += runs->v[j];
-				k++;
+				nz->v[nz->nr] = runs->v[j];
+				nz->grp[nz->nr++] = nz->groups;
 			}
-		mean = sum / (double)k;
-		for (j = i; j < runs->nr; j++)
-			if ((runs->host ? runs->host[j] : 0) == h)
-				ss += (runs->v[j] - mean) * (runs->v[j] - mean);
-		if (k > 1) {
-			nz->ss += ss;
-			nz->df += (double)k - 1;
-		}
+		nz->groups++;
 	}
+}
+
+/*
+ * Winsorizing constant of the pooled noise: residuals beyond WINSOR_C
+ * robust sd count as if they lay there. At 2.5 a normal sample loses
+ * 2.3% of its variance (corrected by winsor_kappa) and about 5% of its
+ * efficiency; a 10% share of runs 10 sd off widens the estimate by ~25%
+ * instead of 3x.
+ */
+#define WINSOR_C 2.5
+
+/* E[min(z^2, c^2)] for a standard normal z */
+static double winsor_kappa(double c)
+{
+	double tail = stats_norm_sf(c), dens = exp(-c * c / 2) / sqrt(2 * M_PI);
+
+	return 1 - 2 * tail - 2 * c * dens + 2 * c * c * tail;
+}
+
+/* 1.4826 x the median of |r|: a normal sd from residuals */
+static double mad_sd(const double *r, size_t n, double *scratch)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		scratch[i] = fabs(r[i]);
+	qsort(scratch, n, sizeof(*scratch), stats_cmp_double);
+	return 1.4826 * stats_sorted_quantile(scratch, n, 0.5);
+}
+
+/* Huber's location of x with scale s (median start, iterated) */
+static double huber_loc(const double *x, size_t n, double s, double *scratch)
+{
+	double mu;
+	size_t i, it;
+
+	memcpy(scratch, x, n * sizeof(*x));
+	qsort(scratch, n, sizeof(*scratch), stats_cmp_double);
+	mu = stats_sorted_quantile(scratch, n, 0.5);
+	if (!(s > 0))
+		return mu;
+	for (it = 0; it < 20; it++) {
+		double sum = 0, prev = mu;
+
+		for (i = 0; i < n; i++)
+			sum += RB_MAX(mu - HUBER_K * s,
+				      RB_MIN(mu + HUBER_K * s, x[i]));
+		mu = sum / (double)n;
+		if (fabs(mu - prev) <= 1e-12 * (fabs(mu) + s))
+			break;
+	}
+	return mu;
+}
+
+/*
+ * Residuals of the groups of x (grp nondecreasing; NULL: one group)
+ * around each group's median (s 0) or Huber location with scale s, into
+ * r. Returns the degrees of freedom: the runs less one per group.
+ */
+static double group_residuals(const double *x, const unsigned *grp, size_t n,
+			      double s, double *r, double *scratch)
+{
+	size_t i = 0, j;
+	double df = 0;
+
+	while (i < n) {
+		double mu;
+
+		for (j = i; j < n && (!grp || grp[j] == grp[i]); j++)
+			;
+		mu = huber_loc(x + i, j - i, s, scratch);
+		df += (double)(j - i) - 1;
+		for (; i < j; i++)
+			r[i] = x[i] - mu;
+	}
+	return df;
 }
 
 double stats_policy_step_alpha(const struct stats_policy *p)
@@ -366,6 +439,57 @@ static size_t collect_anchors(struct obs **out, const struct stats_set *good,
 	return n;
 }
 
+/* every residual of the pooled noise, and their robust scale */
+struct resid {
+	double *r;
+	size_t n;
+	double s0;
+};
+
+/*
+ * The noise variance pooled over the anchors (their fit's residuals), the
+ * decided candidates of earlier steps and this candidate's adjusted runs
+ * adj[0..n): a robust scale s0 from the MAD of every residual, each
+ * group's residuals taken around its Huber location at s0, then the
+ * winsorized mean square at WINSOR_C s0 over the degrees of freedom.
+ * With s0 = 0 (most residuals zero) the plain mean square. *df gets the
+ * degrees of freedom, res the residuals (free res->r).
+ */
+static double pooled_var(const struct fit *f, const struct obs *o, size_t na,
+			 const struct stats_noise *nz, const double *adj,
+			 size_t n, double *df, struct resid *res)
+{
+	size_t tot = na + nz->nr + n, i;
+	double *r = xmalloc((tot ? tot : 1) * sizeof(*r));
+	double *tmp = xmalloc((tot ? tot : 1) * sizeof(*tmp));
+	double s0, sum = 0, clip2;
+
+	for (i = 0; i < na; i++)
+		r[i] = o[i].y - fit_predict(f, &o[i]);
+	*df = f->df;
+	*df += group_residuals(nz->v, nz->grp, nz->nr, 0, r + na, tmp);
+	if (n > 1)
+		*df += group_residuals(adj, NULL, n, 0, r + na + nz->nr, tmp);
+	else
+		tot = na + nz->nr;
+	s0 = mad_sd(r, tot, tmp);
+	if (s0 > 0) {
+		group_residuals(nz->v, nz->grp, nz->nr, s0, r + na, tmp);
+		if (n > 1)
+			group_residuals(adj, NULL, n, s0, r + na + nz->nr, tmp);
+	}
+	clip2 = WINSOR_C * WINSOR_C * s0 * s0;
+	for (i = 0; i < tot; i++)
+		sum += s0 > 0 ? RB_MIN(r[i] * r[i], clip2) : r[i] * r[i];
+	free(tmp);
+	res->r = r;
+	res->n = tot;
+	res->s0 = s0;
+	if (!(*df > 0))
+		return 0;
+	return s0 > 0 ? sum / (winsor_kappa(WINSOR_C) * *df) : sum / *df;
+}
+
 /*
  * Fit the anchors. The reference host is the one with the most anchor
  * runs. The trend term: never (DRIFT_OFF or no times), always (DRIFT_ON,
@@ -479,6 +603,8 @@ static double shrink_w(double w, double var_w, double A)
 
 struct step_ctx {
 	double T, o, dg, db, w, w_eff, vw, sigma2, v, df, A, scale, c;
+	double c_up, c_dn; /* contamination's clip toward bad and good */
+	double far; /* |x - T| beyond which a run is an outlier (no evidence) */
 	double L_T[FIT_MAXP];
 };
 
@@ -551,33 +677,44 @@ static double clamp(double x, double lo, double hi)
 }
 
 /*
+ * One run's evidence for bad (> 0): d = o (x - T) scaled, clipped at
+ * c_dn below and c_up above (and at cap); none at all for a run beyond
+ * `far` (an outlier: neither hypothesis explains it).
+ */
+static double run_evidence(const struct step_ctx *c, double scale, double d,
+			   double cap)
+{
+	if (isinf(scale))
+		return d > 0 ? cap : d < 0 ? -cap : 0;
+	if (fabs(d) > c->far)
+		return 0;
+	return clamp(scale * d, -RB_MIN(c->c_dn, cap), RB_MIN(c->c_up, cap));
+}
+
+/*
  * The evidence of n adjusted runs for a stricter bound A0: w' shrunk for
- * A0, each run clipped at c (Huber) and never above cap.
+ * A0, each run's evidence as run_evidence, and never above cap.
  */
 static double evidence(const struct step_ctx *c, const struct stats_policy *p,
 		       const double *adj, size_t n, double A0, double cap,
 		       bool zero)
 {
-	double w_eff = c->w_eff, scale, clip, S = 0,
+	double w_eff = c->w_eff, scale, S = 0,
 	       var = c->sigma2 + (double)n * c->v;
 	size_t i;
 
 	if (zero) {
-		for (i = 0; i < n; i++) {
-			double d = c->o * (adj[i] - c->T);
-
-			S += d > 0 ? cap : d < 0 ? -cap : 0;
-		}
-		return S;
+		scale = INFINITY;
+	} else {
+		if (c->sigma2 > 0)
+			w_eff = shrink_w(c->w, c->vw, A0);
+		scale = 2 * w_eff / var;
+		cap = RB_MIN(scale * (RB_MAX(c->dg, c->db) +
+				      p->clip_sd * sqrt(c->sigma2)),
+			     cap);
 	}
-	if (c->sigma2 > 0)
-		w_eff = shrink_w(c->w, c->vw, A0);
-	scale = 2 * w_eff / var;
-	clip = RB_MIN(
-		scale * (RB_MAX(c->dg, c->db) + p->clip_sd * sqrt(c->sigma2)),
-		cap);
 	for (i = 0; i < n; i++)
-		S += clamp(scale * c->o * (adj[i] - c->T), -clip, clip);
+		S += run_evidence(c, scale, c->o * (adj[i] - c->T), cap);
 	return S;
 }
 
@@ -726,12 +863,86 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
 }
 
 /*
+ * Contamination. A share eps of the runs may be anything (a box that
+ * stalled, a cache that was cold): Huber's robust test bounds each run's
+ * evidence so that its likelihood ratio stays a supermartingale under
+ * every distribution within eps of a hypothesis (then Ville's inequality
+ * keeps the error of bound A at e^-A, whatever the outliers do). For the
+ * evidence Z ~ N(-theta^2/2, theta^2) of a normal run of the other kind,
+ * clipped at c, that is
+ *
+ *   (1 - eps) E[e^clip(Z, c)] + eps e^c <= 1,
+ *
+ * equal at c = 0; the largest c where it holds is the clip. eps 0: none.
+ * eps is measured on the pooled residuals (contam_share); with 10% of the
+ * runs 10 sd off and theta 2 the clip is 1.4 (a normal run's mean
+ * evidence is 2).
+ */
+#define CONTAM_K 4.0 /* a residual beyond 4 robust sd is contamination */
+#define OUTLIER_R 4.0 /* a run 4 sd beyond the far anchor: no evidence */
+
+static double contam_g(double c, double eps, double th)
+{
+	double m = -th * th / 2, inside, e;
+
+	inside = stats_norm_cdf((c - m - th * th) / th) -
+		 stats_norm_cdf((-c - m - th * th) / th);
+	e = exp(-c) * stats_norm_cdf((-c - m) / th) + inside +
+	    exp(c) * stats_norm_sf((c - m) / th);
+	return (1 - eps) * e + eps * exp(c) - 1;
+}
+
+static double contam_clip(double eps, double th)
+{
+	double lo = 0, hi = 0.1, c;
+	int i;
+
+	if (!(eps > 0) || !(th > 0))
+		return INFINITY;
+	while (contam_g(hi, eps, th) <= 0) {
+		lo = hi;
+		hi *= 2;
+		if (hi > 64)
+			return INFINITY;
+	}
+	for (i = 0; i < 30; i++) {
+		c = (lo + hi) / 2;
+		if (contam_g(c, eps, th) <= 0)
+			lo = c;
+		else
+			hi = c;
+	}
+	return lo > 0 ? lo : hi / 2;
+}
+
+/*
+ * The share of runs displaced toward bad (dir +1) or good (dir -1) by
+ * more than CONTAM_K robust sd, up to `reach` (farther ones land beyond
+ * `far` from any candidate and carry no evidence).
+ */
+static double contam_share(const struct resid *res, double o, int dir,
+			   double reach)
+{
+	size_t i, k = 0;
+
+	if (!(res->s0 > 0))
+		return 0;
+	for (i = 0; i < res->n; i++) {
+		double d = dir * o * res->r[i];
+
+		k += d > CONTAM_K * res->s0 && d <= reach;
+	}
+	return res->n ? (double)k / (double)res->n : 0;
+}
+
+/*
  * The evidence's scale per run and its clip, and the bounds: the step's
  * at the step alpha; the confirmation's expected side at confirm_alpha,
  * from one run on. Lowered for the overshoot (Siegmund).
  */
 static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
-		   enum stats_verdict expect, double scale_abs, double *A_bad,
+		   const struct resid *res, enum stats_verdict expect,
+		   double scale_abs, double *A_bad,
 		   double *A_good, unsigned *min_bad, unsigned *min_good)
 {
 	double tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
@@ -752,6 +963,8 @@ static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 		/* zero variance: each run counts fully, min_runs decide */
 		c->scale = INFINITY;
 		c->c = c->A;
+		c->far = INFINITY;
+		c->c_up = c->c_dn = INFINITY;
 	} else {
 		double theta;
 
@@ -764,6 +977,11 @@ static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 		c->c = RB_MIN(c->scale * (RB_MAX(c->dg, c->db) +
 					  p->clip_sd * sqrt(c->sigma2)),
 			      c->A);
+		c->far = RB_MAX(c->dg, c->db) + OUTLIER_R * sqrt(c->sigma2);
+		c->c_up = contam_clip(
+			contam_share(res, c->o, 1, c->dg + c->far), theta);
+		c->c_dn = contam_clip(
+			contam_share(res, c->o, -1, c->db + c->far), theta);
 	}
 }
 
@@ -773,14 +991,8 @@ static double llr(const struct step_ctx *c, const double *adj, size_t n)
 	double S = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		double d = c->o * (adj[i] - c->T);
-
-		if (isinf(c->scale))
-			S += d > 0 ? c->c : d < 0 ? -c->c : 0;
-		else
-			S += clamp(c->scale * d, -c->c, c->c);
-	}
+	for (i = 0; i < n; i++)
+		S += run_evidence(c, c->scale, c->o * (adj[i] - c->T), c->c);
 	return S;
 }
 
@@ -798,11 +1010,12 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	struct fit *f;
 	struct obs *o = NULL;
 	size_t n = cand->nr, i, na;
-	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean, ss = 0, S = 0;
+	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean, S = 0;
 	double alpha = stats_policy_step_alpha(p), cand_t = -INFINITY;
 	double A_bad, A_good;
 	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
+	struct resid res = { 0 };
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -837,10 +1050,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		ret = 0;
 		goto done;
 	}
-	for (i = 0; i < n; i++)
-		ss += (adj[i] - mean) * (adj[i] - mean);
-	c.df = f->df + (n > 1 ? (double)n - 1 : 0) + p->noise.df;
-	c.sigma2 = c.df > 0 ? (f->rss + ss + p->noise.ss) / c.df : 0;
+	c.sigma2 = pooled_var(f, o, na, &p->noise, adj, n, &c.df, &res);
 	c.A = sprt_bound(alpha, c.df);
 	if (step_threshold(p, f, &c, why))
 		goto done;
@@ -851,7 +1061,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	out->noise_sd = sqrt(c.sigma2);
 	out->cand_mean = mean;
 
-	bounds(p, &c, n, expect,
+	bounds(p, &c, n, &res, expect,
 	       RB_MAX(fabs(out->good_mean), fabs(out->bad_mean)), &A_bad,
 	       &A_good, &min_bad, &min_good);
 	out->bound = c.A;
@@ -880,7 +1090,8 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	if (expect == STATS_NEED_MORE &&
 	    (out->verdict == STATS_GOOD || out->verdict == STATS_BAD)) {
 		double A2 = sprt_bound(alpha * p->confirm_alpha, c.df);
-		double S2 = evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
+		double S2 =
+			evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
 
 		out->sure = out->verdict == STATS_BAD ? S2 >= A2 : S2 <= -A2;
 	}
@@ -894,6 +1105,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		step_why(why, p, &c, good, bad, out, mean, n, S);
 	ret = 0;
 done:
+	free(res.r);
 	free(adj);
 	free(o);
 	free(f);
@@ -993,39 +1205,35 @@ static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
 }
 
 /*
- * Anchors measured on several hosts: their difference within hosts, from
- * the anchors' least-squares fit with host offsets (no trend: the anchors
- * alternate; no Huber weights: the test is Welch's otherwise),
- * so that the hosts' offsets do not count as noise. The t test of bad -
- * good on the fit's residual degrees of freedom, in both directions;
- * *diff and *sd the fitted difference and noise. False (nothing set) with
- * one host, or when the fit fails.
+ * The anchors' difference from their robust fit (Huber weights, an offset
+ * per host when they ran on several, no trend: the anchors alternate),
+ * so that neither an outlying run nor the hosts' offsets count as a
+ * change or as noise: the t test of bad - good on the fit's residual
+ * degrees of freedom with the pooled robust noise (pooled_var), in both
+ * directions; *diff and *sd the fitted difference and noise. False
+ * (nothing set) when the fit fails.
  */
-static bool anchors_by_host(const struct stats_policy *p,
-			    const struct stats_set *good,
-			    const struct stats_set *bad, enum stats_alt alt,
-			    struct stats_test *t, struct stats_test *tother,
-			    double *diff, double *sd)
+static bool anchors_fit_test(const struct stats_policy *p,
+			     const struct stats_set *good,
+			     const struct stats_set *bad, enum stats_alt alt,
+			     struct stats_test *t, struct stats_test *tother,
+			     double *diff, double *sd)
 {
+	static const struct stats_noise none;
 	struct stats_policy flat = *p;
-	struct fit *f;
+	struct resid res = { 0 };
+	struct fit *f = xmalloc(sizeof(*f));
 	struct obs *o;
-	size_t n = collect_anchors(&o, good, bad), i;
-	bool several = false, ok = false;
-	double s2, var;
+	size_t n = collect_anchors(&o, good, bad);
+	bool ok = false;
+	double s2, var, df;
 
-	for (i = 1; i < n && !several; i++)
-		several = o[i].host != o[0].host;
-	if (!several)
-		goto out;
-	f = xmalloc(sizeof(*f));
 	flat.drift = STATS_DRIFT_OFF;
-	if (fit_anchors(f, &flat, o, n, true) || !(f->df > 0)) {
+	if (fit_anchors(f, &flat, o, n, false) || !(f->df > 0)) {
 		rb_error_clear();
-		free(f);
 		goto out;
 	}
-	s2 = f->rss / f->df;
+	s2 = pooled_var(f, o, n, &none, NULL, 0, &df, &res);
 	var = s2 * (f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1]);
 	*diff = f->beta[1] - f->beta[0];
 	*sd = sqrt(s2);
@@ -1039,9 +1247,10 @@ static bool anchors_by_host(const struct stats_policy *p,
 	t->p = stats_sided_p(t->stat, t->df, alt);
 	tother->p = stats_sided_p(
 		t->stat, t->df, alt == STATS_LESS ? STATS_GREATER : STATS_LESS);
-	free(f);
 	ok = true;
 out:
+	free(res.r);
+	free(f);
 	free(o);
 	return ok;
 }
@@ -1183,7 +1392,7 @@ int stats_power_check(const struct stats_policy *p,
 				 STATS_TWO_SIDED;
 	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
 	zero = sg.stddev == 0 && sb.stddev == 0;
-	if (anchors_by_host(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
+	if (anchors_fit_test(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
 		out->noise_sd = pooled;
 		out->effect = pooled > 0 ? fabs(diff) / pooled :
 			      diff != 0	 ? INFINITY :

@@ -238,16 +238,20 @@ enum stats_drift {
 };
 
 /*
- * What earlier steps learnt about the run-to-run noise: the spread of each
- * decided candidate's runs around their own mean (sum of squares and
- * degrees of freedom). Noise estimated on more degrees of freedom lowers
- * the evidence bound (see stats_step_verdict), so later steps need fewer
- * runs. The session adds each decided step's candidate runs with
- * stats_noise_add (assumption: the noise is the same for every commit of
- * the range, as the anchors' pooling already assumes).
+ * What earlier steps learnt about the run-to-run noise: the runs of each
+ * decided candidate, one group per commit and host (a group's level is
+ * its own; only the spread around it is noise). Noise estimated on more
+ * degrees of freedom lowers the evidence bound (see stats_step_verdict),
+ * so later steps need fewer runs. The session adds each decided step's
+ * candidate runs with stats_noise_add (assumption: the noise is the same
+ * for every commit of the range, as the anchors' pooling already assumes).
+ * Groups that no longer fit are left out.
  */
+#define STATS_NOISE_MAX 512
 struct stats_noise {
-	double ss, df;
+	double v[STATS_NOISE_MAX];
+	unsigned grp[STATS_NOISE_MAX]; /* nondecreasing group numbers */
+	unsigned nr, groups;
 };
 void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs);
 
@@ -380,7 +384,9 @@ struct stats_step {
  *  - T: the threshold; w' = w less A se(w)^2 / (2 w), which keeps the
  *    error at alpha despite w being estimated;
  *  - s^2 = sigma^2 + n v: the noise variance pooled over the anchors, the
- *    candidate and policy.noise, plus n times the variance the anchors
+ *    candidate and policy.noise (robust: residuals around each group's
+ *    Huber location, winsorized at 2.5 times their MAD scale, so that a
+ *    share of wild runs widens it little), plus n times the variance the anchors
  *    leave in T and the adjustments (the summed evidence of n runs then
  *    saturates, so that poorly measured anchors cannot give confident
  *    verdicts);

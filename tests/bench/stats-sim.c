@@ -238,6 +238,15 @@ static void debug(const struct world *w, const struct session_mem *m,
 		       shape_names[w->shape], w->effect,
 		       session_mem_commit(m, out->culprit), w->culprit,
 		       m->runs);
+	if (out->status == SESSION_FOUND &&
+	    session_mem_commit(m, out->culprit) != w->culprit)
+		for (i = 0; i < m->steps_nr; i++)
+			printf("  %s %ld %s %.300s\n", m->steps[i].kind,
+			       m->steps[i].commit ?
+				       session_mem_commit(m, m->steps[i].commit) :
+				       -1,
+			       m->steps[i].verdict ? m->steps[i].verdict : "-",
+			       m->steps[i].detail ? m->steps[i].detail : "");
 }
 
 static void ours(struct world *w, struct session_mem *m,
