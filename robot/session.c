@@ -254,6 +254,50 @@ static int load_set(struct sess *s, const char *commit, struct stats_set *out,
 	return load_set_upto(s, commit, out, after, only, -1);
 }
 
+static int64_t fresh_after(const struct sess *s, const char *hex);
+
+/*
+ * The runs that stand for an anchor in a step: the anchor's own, and the
+ * runs of every commit the bisection has decided the same (good: v
+ * RB_GOOD, with the good anchor) since their verdict (their runs after a
+ * drop only), but for the commits in skip[] (a confirmation's members:
+ * they are decided again on fresh runs). Under the one-step model the
+ * verdicts rest on, those commits measure what their anchor measures: the
+ * threshold is carried by every run on either side, not by re-measuring
+ * the anchors.
+ */
+static int load_side(struct sess *s, const char *anchor, enum rb_verdict v,
+		     const char *const *skip, size_t nskip,
+		     struct stats_set *out)
+{
+	struct stats_set c = STATS_SET_INIT;
+	uint32_t i;
+	size_t k;
+	int ret = 0;
+
+	if (load_set(s, anchor, out, -1, 0) < 0)
+		return -1;
+	if (!s->b_ready || !s->pol.pool_decided)
+		return 0;
+	for (i = 0; i < s->g->nr && !ret; i++) {
+		char hex[RB_OID_HEXSZ + 1];
+		bool skipped = false;
+
+		if (!(s->b.mark[i] & v) || (s->b.mark[i] & RB_SKIP))
+			continue;
+		rb_oid_hex(s->g->oid[i], hex);
+		for (k = 0; k < nskip && !skipped; k++)
+			skipped = !strcmp(hex, skip[k]);
+		if (skipped || !strcmp(hex, anchor))
+			continue;
+		ret = load_set(s, hex, &c, fresh_after(s, hex), -1);
+		for (k = 0; k < c.nr && !ret; k++)
+			stats_set_add_run(out, c.v[k], c.host[k], c.when[k]);
+	}
+	stats_set_release(&c);
+	return ret;
+}
+
 /* The run id after which commit's runs count (-1: all of them). */
 static int64_t fresh_after(const struct sess *s, const char *hex)
 {
@@ -485,8 +529,8 @@ static int evaluate(struct sess *s, struct probe *p)
 	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
 	int ret = -1;
 
-	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
-	    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+	if (load_side(s, s->good_hex, RB_GOOD, NULL, 0, &good) < 0 ||
+	    load_side(s, s->bad_hex, RB_BAD, NULL, 0, &bad) < 0 ||
 	    load_set(s, p->hex, &cand, fresh_after(s, p->hex), -1) < 0)
 		goto out;
 	if (stats_step_verdict(&s->pol, &good, &bad, &cand, &p->step, &why) < 0)
@@ -515,8 +559,10 @@ static int evaluate(struct sess *s, struct probe *p)
 	}
 	snprintf(p->verdict_name, sizeof(p->verdict_name), "%s",
 		 p->verdict == RB_BAD ? "bad" : "good");
-	/* later steps weigh their evidence with the noise of this one */
-	stats_noise_add(&s->pol.noise, &cand);
+	/* later steps weigh their evidence with the noise of this one
+	 * (when its runs do not join an anchor's) */
+	if (!s->pol.pool_decided)
+		stats_noise_add(&s->pol.noise, &cand);
 	sbuf_addf(&detail,
 		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
 		  "\"threshold\": %.17g, "
@@ -758,6 +804,8 @@ static int replay(struct sess *s, bool *reproduced)
 						   -1;
 
 				s->decided++;
+				if (s->pol.pool_decided)
+					continue;
 				if (load_set_upto(s, st[i].commit, &c,
 						  fresh_after(s, st[i].commit),
 						  -1, upto) < 0)
@@ -833,6 +881,10 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 	size_t k, left = 1;
 	int ret = -1;
 
+	const char **skip = xcalloc(nm ? nm : 1, sizeof(*skip));
+
+	for (k = 0; k < nm; k++)
+		skip[k] = m[k].hex;
 	*refuted = false;
 	while (!*refuted && left) {
 		left = 0;
@@ -846,9 +898,10 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 				struct stats_step v;
 
 				sbuf_reset(why);
-				if (load_set(s, s->good_hex, &good, -1, 0) <
-					    0 ||
-				    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+				if (load_side(s, s->good_hex, RB_GOOD, skip, nm,
+					      &good) < 0 ||
+				    load_side(s, s->bad_hex, RB_BAD, skip, nm,
+					      &bad) < 0 ||
 				    load_set(s, c->hex, &fresh, after, host) <
 					    0 ||
 				    stats_confirm_verdict(&s->pol, &good, &bad,
@@ -897,6 +950,7 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 	}
 	ret = 0;
 out:
+	free(skip);
 	stats_set_release(&good);
 	stats_set_release(&bad);
 	stats_set_release(&fresh);

@@ -42,6 +42,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->confirm_alpha = 0.02;
 	p->drift = STATS_DRIFT_AUTO;
 	p->anchor_refresh = 0;
+	p->pool_decided = true;
 }
 
 void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)

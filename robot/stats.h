@@ -312,7 +312,15 @@ struct stats_policy {
 	 * when anchor_refresh is 0 too).
 	 */
 	double drift_sd;
-	struct stats_noise noise; /* from earlier steps, {0, 0} at start */
+	/*
+	 * The session lets the runs of every commit decided good (bad)
+	 * stand for the good (bad) anchor in later steps and in the
+	 * confirmation (true): the threshold is then carried by all the
+	 * runs on either side. Off: each decided candidate's runs only add
+	 * to `noise`.
+	 */
+	bool pool_decided;
+	struct stats_noise noise; /* from earlier steps, empty at start */
 };
 
 void stats_policy_init(struct stats_policy *p);

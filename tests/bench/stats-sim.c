@@ -238,8 +238,9 @@ static void debug(const struct world *w, const struct session_mem *m,
 		       shape_names[w->shape], w->effect,
 		       session_mem_commit(m, out->culprit), w->culprit,
 		       m->runs);
-	if (out->status == SESSION_FOUND &&
-	    session_mem_commit(m, out->culprit) != w->culprit)
+	if ((out->status == SESSION_FOUND &&
+	     session_mem_commit(m, out->culprit) != w->culprit) ||
+	    getenv("SIM_STEPS"))
 		for (i = 0; i < m->steps_nr; i++)
 			printf("  %s %ld %s %.300s\n", m->steps[i].kind,
 			       m->steps[i].commit ?
@@ -515,6 +516,8 @@ static void knobs(struct stats_policy *pol, long *shape_mask,
 		pol->endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol->confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
+	if (getenv("SIM_POOL"))
+		pol->pool_decided = strtol(getenv("SIM_POOL"), NULL, 10) != 0;
 	if (getenv("SIM_BUDGET"))
 		pol->budget = strtod(getenv("SIM_BUDGET"), NULL);
 	if (getenv("SIM_DRIFT_SD"))
