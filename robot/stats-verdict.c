@@ -34,6 +34,8 @@ void stats_policy_init(struct stats_policy *p)
 	p->budget = 0.01;
 	p->expected_steps = 10;
 	p->endpoint_alpha = 0.005;
+	p->endpoint_beta = 0.01;
+	p->endpoint_effect = 2;
 	p->min_runs = 2;
 	p->max_runs = 30;
 	p->anchor_min_runs = 3;
@@ -73,20 +75,28 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
 }
 
 /*
- * Winsorizing constant of the pooled noise: residuals beyond WINSOR_C
- * robust sd count as if they lay there. At 2.5 a normal sample loses
- * 2.3% of its variance (corrected by winsor_kappa) and about 5% of its
- * efficiency; a 10% share of runs 10 sd off widens the estimate by ~25%
- * instead of 3x.
+ * The noise model: most runs are normal around their commit's level, a
+ * share of them may be anything (contamination: a box that stalled, a
+ * cache that was cold). A residual beyond CONTAM_K robust sd (1.4826 MAD)
+ * is counted as contamination (contam_share) and left out of the noise
+ * variance, which is then that of the normal core (a normal sample loses
+ * 0.006% of its runs and 0.1% of its variance, corrected by
+ * trunc_kappa); the steps' evidence is clipped for the contamination
+ * instead. A run OUTLIER_R sd beyond the farther anchor carries no
+ * evidence at all.
  */
-#define WINSOR_C 2.5
+#define CONTAM_K 4.0
+#define OUTLIER_R 4.0
+/* the residuals a robust scale must rest on before any is left out */
+#define CONTAM_MIN_N 10
 
-/* E[min(z^2, c^2)] for a standard normal z */
-static double winsor_kappa(double c)
+/* E[z^2 | |z| <= c] for a standard normal z */
+static double trunc_kappa(double c)
 {
-	double tail = stats_norm_sf(c), dens = exp(-c * c / 2) / sqrt(2 * M_PI);
+	double inside = 1 - 2 * stats_norm_sf(c),
+	       dens = exp(-c * c / 2) / sqrt(2 * M_PI);
 
-	return 1 - 2 * tail - 2 * c * dens + 2 * c * c * tail;
+	return 1 - 2 * c * dens / inside;
 }
 
 /* 1.4826 x the median of |r|: a normal sd from residuals */
@@ -178,35 +188,6 @@ const char *stats_verdict_name(enum stats_verdict v)
 	default:
 		return "need-more-runs";
 	}
-}
-
-static const unsigned anchor_looks[] = { 3, 4, 5, 6, 8, 10, 13, 16, 20 };
-
-/* the looks of a policy, in order; returns how many */
-static size_t policy_looks(const struct stats_policy *p, unsigned *out)
-{
-	unsigned lo = p->anchor_min_runs ? p->anchor_min_runs : 2;
-	unsigned hi = p->anchor_max_runs > lo ? p->anchor_max_runs : lo;
-	size_t n = 0, i;
-
-	out[n++] = lo;
-	for (i = 0; i < RB_ARRAY_SIZE(anchor_looks); i++)
-		if (anchor_looks[i] > lo && anchor_looks[i] < hi)
-			out[n++] = anchor_looks[i];
-	if (hi > lo)
-		out[n++] = hi;
-	return n;
-}
-
-unsigned stats_anchor_look(const struct stats_policy *p, size_t n)
-{
-	unsigned looks[RB_ARRAY_SIZE(anchor_looks) + 2];
-	size_t k = policy_looks(p, looks), i;
-
-	for (i = 0; i < k; i++)
-		if (looks[i] >= n)
-			return looks[i];
-	return 0;
 }
 
 /*
@@ -364,8 +345,13 @@ static int fit_robust(struct fit *f, const struct obs *o)
 
 	for (i = 0; i < f->n; i++)
 		w[i] = 1;
-	for (it = 0; it < (f->plain ? 1 : 50); it++) {
+	/* Huber's weights to convergence (from least squares), then the
+	 * same with runs beyond CONTAM_K scales left out (contamination:
+	 * a share of runs far off pulls a Huber mean by up to HUBER_K s
+	 * each, and a handful of anchor runs can hold several) */
+	for (it = 0; it < (f->plain ? 1 : 100); it++) {
 		double s, change = 0, size = 0;
+		bool reject = it >= 50;
 
 		memcpy(prev, f->beta, sizeof(prev));
 		if (fit_solve(f, o, w)) {
@@ -376,8 +362,11 @@ static int fit_robust(struct fit *f, const struct obs *o)
 			change = RB_MAX(change, fabs(f->beta[i] - prev[i]));
 			size = RB_MAX(size, fabs(f->beta[i]));
 		}
-		if (it && change <= 1e-12 * (size > 0 ? size : 1))
-			break;
+		if (it && change <= 1e-12 * (size > 0 ? size : 1)) {
+			if (reject || f->plain)
+				break;
+			it = 49; /* converged: now with rejection */
+		}
 		for (i = 0; i < f->n; i++)
 			ar[i] = fabs(o[i].y - fit_predict(f, &o[i]));
 		qsort(ar, f->n, sizeof(*ar), stats_cmp_double);
@@ -386,6 +375,8 @@ static int fit_robust(struct fit *f, const struct obs *o)
 			double r = fabs(o[i].y - fit_predict(f, &o[i]));
 
 			w[i] = r <= HUBER_K * s ? 1 : HUBER_K * s / r;
+			if (reject && f->n >= CONTAM_MIN_N && r > CONTAM_K * s)
+				w[i] = 0;
 			if (w[i] < 1e-3)
 				w[i] = 1e-3;
 		}
@@ -451,8 +442,8 @@ struct resid {
  * The noise variance pooled over the anchors (their fit's residuals), the
  * decided candidates of earlier steps and this candidate's adjusted runs
  * adj[0..n): a robust scale s0 from the MAD of every residual, each
- * group's residuals taken around its Huber location at s0, then the
- * winsorized mean square at WINSOR_C s0 over the degrees of freedom.
+ * group's residuals taken around its Huber location at s0, then the mean
+ * square of those within CONTAM_K s0 over the degrees of freedom left.
  * With s0 = 0 (most residuals zero) the plain mean square. *df gets the
  * degrees of freedom, res the residuals (free res->r).
  */
@@ -463,7 +454,7 @@ static double pooled_var(const struct fit *f, const struct obs *o, size_t na,
 	size_t tot = na + nz->nr + n, i;
 	double *r = xmalloc((tot ? tot : 1) * sizeof(*r));
 	double *tmp = xmalloc((tot ? tot : 1) * sizeof(*tmp));
-	double s0, sum = 0, clip2;
+	double s0, sum = 0, clip2, dropped = 0;
 
 	for (i = 0; i < na; i++)
 		r[i] = o[i].y - fit_predict(f, &o[i]);
@@ -479,16 +470,22 @@ static double pooled_var(const struct fit *f, const struct obs *o, size_t na,
 		if (n > 1)
 			group_residuals(adj, NULL, n, s0, r + na + nz->nr, tmp);
 	}
-	clip2 = WINSOR_C * WINSOR_C * s0 * s0;
-	for (i = 0; i < tot; i++)
-		sum += s0 > 0 ? RB_MIN(r[i] * r[i], clip2) : r[i] * r[i];
+	/* few residuals give a rough scale: none is left out then */
+	clip2 = tot >= CONTAM_MIN_N ? CONTAM_K * CONTAM_K * s0 * s0 : INFINITY;
+	for (i = 0; i < tot; i++) {
+		if (s0 > 0 && r[i] * r[i] > clip2)
+			dropped++;
+		else
+			sum += r[i] * r[i];
+	}
 	free(tmp);
 	res->r = r;
 	res->n = tot;
 	res->s0 = s0;
-	if (!(*df > 0))
+	if (!(*df - dropped > 0))
 		return 0;
-	return s0 > 0 ? sum / (winsor_kappa(WINSOR_C) * *df) : sum / *df;
+	*df -= dropped;
+	return s0 > 0 ? sum / (trunc_kappa(CONTAM_K) * *df) : sum / *df;
 }
 
 /*
@@ -879,8 +876,6 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
  * runs 10 sd off and theta 2 the clip is 1.4 (a normal run's mean
  * evidence is 2).
  */
-#define CONTAM_K 4.0 /* a residual beyond 4 robust sd is contamination */
-#define OUTLIER_R 4.0 /* a run 4 sd beyond the far anchor: no evidence */
 
 static double contam_g(double c, double eps, double th)
 {
@@ -926,7 +921,7 @@ static double contam_share(const struct resid *res, double o, int dir,
 {
 	size_t i, k = 0;
 
-	if (!(res->s0 > 0))
+	if (!(res->s0 > 0) || res->n < CONTAM_MIN_N)
 		return 0;
 	for (i = 0; i < res->n; i++) {
 		double d = dir * o * res->r[i];
@@ -1177,48 +1172,20 @@ double stats_runs_needed(const struct stats_policy *p, double effect,
 }
 
 /*
- * Futility: even an optimistic change, the measured one plus 2.5 standard
- * errors (in the bad direction, in noise sd), would need more than
- * max_runs runs per step with anchors measured to their cap: a bisection
- * could not decide its steps, so the endpoint check stops early (this
- * only ever lowers the false-report rate; a real change of 2 sd passes it
- * with probability > 0.999 in the simulations). Not before the noise has
- * FUTILITY_DF degrees of freedom: 3 runs of a bimodal metric can all fall
- * in one mode, and their tiny spread made a real 2-sd change of the
- * simulations look hopeless 0.4% of the time.
- */
-#define FUTILITY_DF 10
-
-static bool too_small(const struct stats_policy *p, double bad_diff, double sd,
-		      size_t ng, size_t nb)
-{
-	double se = sqrt(1 / (double)ng + 1 / (double)nb), upper;
-
-	if (!(sd > 0))
-		return false;
-	upper = bad_diff / sd + 2.5 * se;
-	if (upper <= 0)
-		return true;
-	/* with the anchors measured up to their cap */
-	return stats_runs_needed(p, upper,
-				 RB_MAX(RB_MIN(ng, nb), p->anchor_max_runs),
-				 NULL) >= (double)p->max_runs;
-}
-
-/*
  * The anchors' difference from their robust fit (Huber weights, an offset
  * per host when they ran on several, no trend: the anchors alternate),
  * so that neither an outlying run nor the hosts' offsets count as a
  * change or as noise: the t test of bad - good on the fit's residual
  * degrees of freedom with the pooled robust noise (pooled_var), in both
- * directions; *diff and *sd the fitted difference and noise. False
- * (nothing set) when the fit fails.
+ * directions; *diff and *sd the fitted difference and noise, *q the
+ * difference's variance in noise variances (1/ng + 1/nb on one host).
+ * False (nothing set) when the fit fails.
  */
 static bool anchors_fit_test(const struct stats_policy *p,
 			     const struct stats_set *good,
 			     const struct stats_set *bad, enum stats_alt alt,
 			     struct stats_test *t, struct stats_test *tother,
-			     double *diff, double *sd)
+			     double *diff, double *sd, double *q)
 {
 	static const struct stats_noise none;
 	struct stats_policy flat = *p;
@@ -1235,7 +1202,8 @@ static bool anchors_fit_test(const struct stats_policy *p,
 		goto out;
 	}
 	s2 = pooled_var(f, o, n, &none, NULL, 0, &df, &res);
-	var = s2 * (f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1]);
+	*q = f->cov[0][0] + f->cov[1][1] - 2 * f->cov[0][1];
+	var = s2 * *q;
 	*diff = f->beta[1] - f->beta[0];
 	*sd = sqrt(s2);
 	memset(t, 0, sizeof(*t));
@@ -1310,8 +1278,8 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 	why_runs(why, "good", sg->mean, sg->stddev_pop, ng);
 	sbuf_addstr(why, ", ");
 	why_runs(why, "bad", sb->mean, sb->stddev_pop, nb);
-	sbuf_addf(why, ": %+.1f%%, p=%.2g needs <=%.2g", out->change_pct,
-		  out->p, out->alpha);
+	sbuf_addf(why, ": %+.1f%%, p=%.2g, evidence %+.2f of +%.2f",
+		  out->change_pct, out->p, out->llr, out->bound);
 	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT)
 		sbuf_addf(why, ", threshold %.6g", T);
 	if (reason)
@@ -1329,18 +1297,40 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 			  out->more_anchor_runs == 1 ? "" : "s");
 }
 
+/*
+ * Not reproduced needs this many runs of each anchor: with fewer, two
+ * outliers among three runs of the good anchor look like no change or a
+ * better bad commit (when 10% of the runs are far off, 2.8% of the time;
+ * with 5 runs, three outliers: 0.9%).
+ */
+#define REFUSE_MIN_RUNS 5
+
+/*
+ * The endpoint check's evidence: the log likelihood ratio of "the bad
+ * anchor is worse by endpoint_effect noise sd" against "no change" for
+ * the fitted difference D (oriented: > 0 worse) with variance sigma^2 q:
+ *
+ *   llr = (delta D / sigma - delta^2 / 2) / q
+ */
+static double endpoint_llr(double delta, double D, double sigma, double q)
+{
+	if (!(q > 0))
+		return 0;
+	if (!(sigma > 0))
+		return D > 0 ? INFINITY : -INFINITY;
+	return (delta * D / sigma - delta * delta / 2) / q;
+}
+
 int stats_power_check(const struct stats_policy *p,
 		      const struct stats_set *good, const struct stats_set *bad,
 		      struct stats_power *out, struct sbuf *why)
 {
-	unsigned looks[RB_ARRAY_SIZE(anchor_looks) + 2];
-	size_t nlooks = policy_looks(p, looks), n;
+	size_t n;
 	struct stats_summary sg, sb;
 	struct stats_test t, tother;
 	enum stats_alt alt, other;
-	double diff, pooled, bad_dir, T;
+	double diff, pooled, bad_dir, T, q, llr, A, B, df;
 	bool beyond = true, short_of = false, last, zero;
-	unsigned look;
 	const char *reason = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -1357,29 +1347,11 @@ int stats_power_check(const struct stats_policy *p,
 	out->change_pct = stats_pct_change(sg.mean, sb.mean);
 	out->direction = p->direction ? p->direction : diff > 0 ? -1 : 1;
 	bad_dir = -out->direction;
-	pooled = sqrt((sg.stddev * sg.stddev * (double)(good->nr - 1) +
-		       sb.stddev * sb.stddev * (double)(bad->nr - 1)) /
-		      (double)(good->nr + bad->nr - 2));
-	out->noise_sd = pooled;
-	out->effect = pooled > 0 ? fabs(diff) / pooled :
-		      diff != 0	 ? INFINITY :
-				   0;
-	out->alpha = p->endpoint_alpha / (double)nlooks;
-	/*
-	 * A look is when the anchors have 2 x look runs together: the
-	 * session asks after every run, and each look must be tested once
-	 * (the alpha is split over the looks), on one host or many.
-	 */
-	look = stats_anchor_look(p, (good->nr + bad->nr + 1) / 2);
-	last = !look || n >= looks[nlooks - 1];
-	if (!last && (n < p->anchor_min_runs ||
-		      (look && good->nr + bad->nr != 2 * (size_t)look))) {
+	out->alpha = p->endpoint_alpha;
+	last = n >= p->anchor_max_runs;
+	if (!last && n < p->anchor_min_runs) {
 		out->verdict = STATS_ENDPOINT_NEED_MORE;
-		out->more_anchor_runs =
-			n < p->anchor_min_runs ?
-				p->anchor_min_runs - (unsigned)n :
-				(unsigned)((2 * look - good->nr - bad->nr + 1) /
-					   2);
+		out->more_anchor_runs = p->anchor_min_runs - (unsigned)n;
 		if (why)
 			sbuf_addf(why, "measure each anchor %u more time%s",
 				  out->more_anchor_runs,
@@ -1393,41 +1365,52 @@ int stats_power_check(const struct stats_policy *p,
 				 STATS_TWO_SIDED;
 	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
 	zero = sg.stddev == 0 && sb.stddev == 0;
-	if (anchors_fit_test(p, good, bad, alt, &t, &tother, &diff, &pooled)) {
-		out->noise_sd = pooled;
-		out->effect = pooled > 0 ? fabs(diff) / pooled :
-			      diff != 0	 ? INFINITY :
-					   0;
-	} else {
+	if (!anchors_fit_test(p, good, bad, alt, &t, &tother, &diff, &pooled,
+			      &q)) {
 		stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
 		stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
+		pooled = sqrt((sg.stddev * sg.stddev * (double)(good->nr - 1) +
+			       sb.stddev * sb.stddev * (double)(bad->nr - 1)) /
+			      (double)(good->nr + bad->nr - 2));
+		q = 1 / (double)good->nr + 1 / (double)bad->nr;
+		t.df = (double)(good->nr + bad->nr - 2);
 	}
+	df = t.df > 0 ? t.df : 1;
+	out->noise_sd = pooled;
+	out->effect = pooled > 0 ? fabs(diff) / pooled :
+		      diff != 0	 ? INFINITY :
+				   0;
 	out->p = t.p;
-	if (zero && n < p->anchor_min_runs) {
-		out->verdict = STATS_ENDPOINT_NEED_MORE;
-		out->more_anchor_runs = p->anchor_min_runs - (unsigned)n;
-		return 0;
-	}
-	if (t.p <= out->alpha && beyond) {
+	/* the direction of the metric when known, else the change's */
+	llr = endpoint_llr(p->endpoint_effect,
+			   (p->direction ? bad_dir : diff >= 0 ? 1 : -1) * diff,
+			   pooled, q);
+	if (zero)
+		llr = diff * (p->direction ? bad_dir : 1) > 0 ? INFINITY :
+								-INFINITY;
+	A = sprt_bound(p->endpoint_alpha, df);
+	B = sprt_bound(p->endpoint_beta, df);
+	out->llr = llr;
+	out->bound = A;
+	if (llr >= A && beyond) {
 		out->verdict = STATS_REPRODUCED;
-	} else if (p->direction && tother.p <= out->alpha && diff != 0) {
+	} else if (p->direction && tother.p <= out->alpha && diff != 0 &&
+		   (zero || n >= REFUSE_MIN_RUNS)) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the bad commit is better";
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
-	} else if (!zero && good->nr + bad->nr >= FUTILITY_DF + 2 &&
-		   too_small(p, bad_dir * diff, pooled, good->nr, bad->nr)) {
-		out->verdict = STATS_NOT_REPRODUCED;
-		reason = "too small to bisect";
-	} else if (zero || last) {
+	} else if (llr <= -B && (zero || n >= REFUSE_MIN_RUNS)) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = zero ? "no difference in constant results" :
-				"no significant difference";
+				"a change worth bisecting is ruled out";
+	} else if (last) {
+		out->verdict = STATS_NOT_REPRODUCED;
+		reason = "no significant difference";
 	} else {
-		look = stats_anchor_look(p, n + 1);
 		out->verdict = STATS_ENDPOINT_NEED_MORE;
-		out->more_anchor_runs = look ? look - (unsigned)n : 1;
+		out->more_anchor_runs = 1;
 	}
 	out->runs_per_step =
 		stats_runs_needed(p, out->effect, n, &out->runs_per_step_worst);

@@ -284,6 +284,15 @@ struct stats_policy {
 	unsigned expected_steps; /* 10 */
 	double confirm_alpha; /* 0.02: see stats_confirm_verdict */
 	double endpoint_alpha; /* 0.005 */
+	/*
+	 * The endpoint check's other error: a change of endpoint_effect
+	 * noise sd (2) is called not reproduced at most endpoint_beta
+	 * (0.01) of the time; smaller changes cost more runs per step than
+	 * a bisection is worth (and are often refused), and a history
+	 * without a change is settled in about 8 runs of each anchor.
+	 */
+	double endpoint_beta;
+	double endpoint_effect;
 	unsigned min_runs; /* 2: never decide a step on fewer runs */
 	unsigned max_runs; /* 30: the cap per candidate, then weak */
 	unsigned anchor_min_runs; /* 3 */
@@ -326,13 +335,6 @@ struct stats_policy {
 void stats_policy_init(struct stats_policy *p);
 /* The error each step may spend: budget / expected_steps. */
 double stats_policy_step_alpha(const struct stats_policy *p);
-/*
- * The anchor run counts at which stats_power_check decides (its looks):
- * 3, 4, 5, 6, 8, 10, 13, 16, 20 clipped to [anchor_min_runs,
- * anchor_max_runs]. The endpoint alpha is split evenly over them. Returns
- * the smallest look >= n, or 0 when n is past the last one.
- */
-unsigned stats_anchor_look(const struct stats_policy *p, size_t n);
 
 enum stats_verdict {
 	STATS_NEED_MORE, /* run the candidate (or anchors) again */
@@ -393,8 +395,8 @@ struct stats_step {
  *    error at alpha despite w being estimated;
  *  - s^2 = sigma^2 + n v: the noise variance pooled over the anchors, the
  *    candidate and policy.noise (robust: residuals around each group's
- *    Huber location, winsorized at 2.5 times their MAD scale, so that a
- *    share of wild runs widens it little), plus n times the variance the anchors
+ *    Huber location, those beyond 4 MAD sd left out as contamination,
+ *    which clips the evidence instead), plus n times the variance the anchors
  *    leave in T and the adjustments (the summed evidence of n runs then
  *    saturates, so that poorly measured anchors cannot give confident
  *    verdicts);
@@ -476,32 +478,35 @@ struct stats_power {
 	int direction; /* the direction used (policy's, or the anchors') */
 	double good_mean, bad_mean, change_pct;
 	double noise_sd, effect; /* |bad - good| in noise stddevs */
-	double p; /* one-sided p of "bad is worse" (Welch) */
-	double alpha; /* what p had to reach at this look */
+	double p; /* one-sided p of "bad is worse" (the robust fit's t) */
+	double alpha; /* endpoint_alpha */
+	double llr, bound; /* the evidence for a change, and its bound */
 	double runs_per_step; /* expected, for the steps to come */
 	double runs_per_step_worst; /* 90% quantile */
 	double runs_total; /* rough runs for expected_steps steps */
 };
 
 /*
- * The endpoint check and power check before a bisection. The anchors are
- * measured alternately (good, bad, good, ...); a look is when they have
- * 2 x look runs together (stats_anchor_look), with anchor_min_runs of
- * each at least (so that each look is tested once however the caller
- * asks, one run at a time, on one host or many): at each look,
- * REPRODUCED when the bad anchor is worse than the good one with
- * one-sided p <= endpoint_alpha / looks, and beyond the threshold;
- * NOT_REPRODUCED when the bad anchor is significantly better, when the
- * change cannot cross the threshold, or at anchor_max_runs; NEED_MORE
- * (with more_anchor_runs) otherwise. The test is Welch's, or with runs on
- * several hosts the t test of the difference within hosts (least squares
- * with an offset per host: the hosts' offsets are not noise). Both
- * anchors constant: decided at anchor_min_runs.
+ * The endpoint check and power check before a bisection: a sequential
+ * probability ratio test of "the bad anchor is worse by endpoint_effect
+ * noise sd" against "no change", on the anchors' difference from their
+ * robust fit (Huber weights, an offset per host, the pooled robust noise;
+ * stats_step_verdict's), asked after every run (Ville's inequality keeps
+ * the errors at endpoint_alpha and endpoint_beta however often it is
+ * asked; the bounds are corrected for the noise's degrees of freedom):
+ * REPRODUCED when the evidence reaches log(1/endpoint_alpha) and the bad
+ * anchor is beyond the threshold; NOT_REPRODUCED when it falls to
+ * -log(1/endpoint_beta) (a change worth bisecting is ruled out), when the
+ * bad anchor is significantly better, when it is significantly short of
+ * the threshold, or at anchor_max_runs; NEED_MORE (one more run of each)
+ * otherwise, and before anchor_min_runs. Both anchors constant: decided
+ * at anchor_min_runs.
  *
  * Once reproduced, runs_per_step says how many candidate runs the steps
  * will need at the policy's error budget. `why` gets the message, e.g.
- *   not reproduced: stress-ng.x good 4406 +-2% (6 runs), bad 4380 +-3%
- *   (6 runs): -0.6%, p=0.41 needs <=0.00056
+ *   not reproduced: good 4406 +-2% (6 runs), bad 4380 +-3% (6 runs):
+ *   -0.6%, p=0.41, evidence -5.10 of +5.30 (a change worth bisecting is
+ *   ruled out)
  * (the caller prefixes the stat name). -1 on unusable input.
  */
 int stats_power_check(const struct stats_policy *p,

@@ -220,8 +220,17 @@ static void debug(const struct world *w, const struct session_mem *m,
 
 		if (!strcmp(st->kind, "endpoint") && w->culprit &&
 		    strcmp(st->verdict, "reproduced"))
+		{
+			size_t j;
+
 			printf("REFUSED %s %.0f: %s\n", shape_names[w->shape],
 			       w->effect, st->detail);
+			for (j = 0; j < m->samples[0].nr; j++)
+				printf(" g%.0f", m->samples[0].v[j].value);
+			for (j = 0; j < m->samples[m->n].nr; j++)
+				printf(" b%.0f", m->samples[m->n].v[j].value);
+			printf("\n");
+		}
 		if (strcmp(st->kind, "verdict") || !st->commit ||
 		    !strcmp(st->verdict, "skip"))
 			continue;
@@ -516,6 +525,11 @@ static void knobs(struct stats_policy *pol, long *shape_mask,
 		pol->endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol->confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
+	if (getenv("SIM_ENDPOINT_EFFECT"))
+		pol->endpoint_effect =
+			strtod(getenv("SIM_ENDPOINT_EFFECT"), NULL);
+	if (getenv("SIM_ENDPOINT_BETA"))
+		pol->endpoint_beta = strtod(getenv("SIM_ENDPOINT_BETA"), NULL);
 	if (getenv("SIM_POOL"))
 		pol->pool_decided = strtol(getenv("SIM_POOL"), NULL, 10) != 0;
 	if (getenv("SIM_BUDGET"))

@@ -864,10 +864,6 @@ Test(stats, power_check_looks_and_reproduces)
 
 	stats_policy_init(&p);
 	p.direction = 1;
-	/* 3 runs each is a look, 4 is the next; 5 is a look too */
-	cr_assert_eq(stats_anchor_look(&p, 3), 3);
-	cr_assert_eq(stats_anchor_look(&p, 7), 8);
-	cr_assert_eq(stats_anchor_look(&p, 31), 0);
 	set_of(&sg, g, 5);
 	set_of(&sb, b, 5);
 	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
@@ -890,14 +886,15 @@ Test(stats, power_check_looks_and_reproduces)
 	p.threshold = 15;
 	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
 	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
-	/* between looks: asks for runs up to the next look */
+	/* undecided: one more run of each */
+	stats_set_release(&sg);
+	stats_set_release(&sb);
 	p.threshold_kind = STATS_THRESHOLD_MIDPOINT;
-	stats_set_add(&sg, 100);
-	stats_set_add(&sb, 90);
-	stats_set_add(&sg, 100);
-	stats_set_add(&sb, 90);
-	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, NULL), 0);
-	cr_assert_eq(pw.verdict, STATS_ENDPOINT_NEED_MORE);
+	set_of(&sg, g, 4);
+	set_of(&sb, g, 3);
+	stats_set_add(&sb, 99);
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert_eq(pw.verdict, STATS_ENDPOINT_NEED_MORE, "%s", why.buf);
 	cr_assert_eq(pw.more_anchor_runs, 1);
 	sbuf_release(&why);
 	stats_set_release(&sg);
@@ -1103,16 +1100,17 @@ Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
 }
 
 /*
- * The endpoint check on null anchors (no change) run look by look to the
- * cap: "reproduced" (a false report) at most endpoint_alpha (0.5%) with a
- * margin (0.8%: 0.5% + 4 binomial sd over 10,000); and a change of 2
- * noise sd is found (>= 99%).
+ * The endpoint check on null anchors (no change) asked after every pair
+ * of runs: "reproduced" (a false report) at most endpoint_alpha (0.5%)
+ * with a margin (0.8%: 0.5% + 4 binomial sd over 10,000); a change of 2
+ * noise sd is found (>= 99%); and the null is settled in 10 runs of each
+ * anchor or fewer on average.
  */
 Test(stats, power_check_false_reports_and_power, .timeout = 120)
 {
 	struct rng r = { 4242 };
 	struct stats_policy p;
-	long false_rep = 0, found = 0, i, n = 10000;
+	long false_rep = 0, found = 0, i, n = 10000, null_runs = 0;
 
 	stats_policy_init(&p);
 	p.direction = 1;
@@ -1142,11 +1140,14 @@ Test(stats, power_check_false_reports_and_power, .timeout = 120)
 			else
 				found++;
 		}
+		if (i < n)
+			null_runs += (long)g.nr;
 		stats_set_release(&g);
 		stats_set_release(&b);
 	}
 	cr_assert_leq((double)false_rep / (double)n, 0.008, "%ld", false_rep);
 	cr_assert_geq((double)found / (double)n, 0.99, "%ld", found);
+	cr_assert_leq((double)null_runs / (double)n, 10, "%ld", null_runs);
 }
 
 /*
