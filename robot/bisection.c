@@ -173,6 +173,14 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 			    res->status == SESSION_FOUND ?
 				    json_real(res->confidence) :
 				    json_null());
+	json_object_set_new(
+		root, "share",
+		res->status == SESSION_FOUND && res->has_share ?
+			json_pack("{s:f, s:f, s:f, s:f, s:f}", "culprit",
+				  res->share.share, "lo", res->share.lo, "hi",
+				  res->share.hi, "before", res->share.before,
+				  "after", res->share.after) :
+			json_null());
 	json_object_set_new(root, "runs", json_integer(runs));
 	json_object_set_new(root, "builds", json_integer(builds));
 	json_object_set_new(root, "boots", json_integer(boots));

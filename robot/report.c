@@ -542,6 +542,42 @@ static void section_confirm(struct sbuf *b, const struct rb_report *r)
 	sbuf_release(&line);
 }
 
+/*
+ * "This commit accounts for 64% [52%, 77%] of the change from X to Y; the
+ * rest happened between X and P (31%) and between C and Y (5%)." Parts
+ * under 5% are not named.
+ */
+static void section_share(struct sbuf *b, const struct rb_report *r)
+{
+	struct sbuf t = SBUF_INIT;
+	const char *parent = r->confirm ? r->confirm->parent.sha : NULL;
+	bool before, after;
+
+	if (!r->has_share || !r->good_sha || !r->bad_sha)
+		return;
+	before = parent && fabs(r->share_before) >= 0.05;
+	after = fabs(r->share_after) >= 0.05;
+	sbuf_addf(&t,
+		  "This commit accounts for %.0f%% [%.0f%%, %.0f%%] of the "
+		  "change from %.12s to %.12s",
+		  100 * r->share, 100 * r->share_lo, 100 * r->share_hi,
+		  r->good_sha, r->bad_sha);
+	if (before || after)
+		sbuf_addstr(&t, "; the rest happened");
+	if (before)
+		sbuf_addf(&t, " between %.12s and %.12s (%.0f%%)", r->good_sha,
+			  parent, 100 * r->share_before);
+	if (before && after)
+		sbuf_addstr(&t, " and");
+	if (after)
+		sbuf_addf(&t, " between %.12s and %.12s (%.0f%%)", r->sha,
+			  r->bad_sha, 100 * r->share_after);
+	sbuf_addch(&t, '.');
+	body_wrap(b, "", t.buf, 72);
+	blank(b, 1);
+	sbuf_release(&t);
+}
+
 static void section_confidence(struct sbuf *b, const struct rb_report *r)
 {
 	if (!(r->confidence >= 0))
@@ -687,6 +723,7 @@ int rb_report_render(struct sbuf *out, const struct rb_report *orig)
 		goto out;
 	section_bisection(&b, r);
 	section_confirm(&b, r);
+	section_share(&b, r);
 	section_confidence(&b, r);
 	if (section_reproduce(&b, r) < 0)
 		goto out;

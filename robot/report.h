@@ -132,6 +132,15 @@ struct rb_report {
 	const struct rb_report_step *steps;
 	size_t steps_nr;
 	const struct rb_report_confirm *confirm; /* NULL: not confirmed */
+	/*
+	 * A multi-step change: the share of the change from good_sha to
+	 * bad_sha the culprit accounts for, its interval, and the parts
+	 * before (good_sha .. the parent) and after it (the culprit ..
+	 * bad_sha); has_share false: not stated
+	 */
+	bool has_share;
+	double share, share_lo, share_hi, share_before, share_after;
+	const char *good_sha, *bad_sha;
 	double confidence; /* 0..1; < 0: not stated */
 	const char *confidence_note; /* why, in a sentence or two; or NULL */
 	const char *reproduce; /* exact command line(s), or NULL */

@@ -594,6 +594,25 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 }
 
 /* The tested commits of the result (anchors left out), for the mail. */
+/* The share of the change the culprit accounts for (result "share"). */
+static void draft_share(json_t *res, struct rb_report *r)
+{
+	json_t *sh = json_object_get(res, "share");
+
+	r->has_share = json_is_object(sh);
+	if (!r->has_share)
+		return;
+	r->share = json_number_value(json_object_get(sh, "culprit"));
+	r->share_lo = json_number_value(json_object_get(sh, "lo"));
+	r->share_hi = json_number_value(json_object_get(sh, "hi"));
+	r->share_before = json_number_value(json_object_get(sh, "before"));
+	r->share_after = json_number_value(json_object_get(sh, "after"));
+	r->good_sha = json_string_value(
+		json_array_get(json_object_get(res, "good"), 0));
+	r->bad_sha = json_string_value(json_object_get(res, "bad"));
+	r->has_share = r->good_sha && r->bad_sha;
+}
+
 static struct rb_report_step *draft_steps(struct ctx *c, json_t *res,
 					  struct svec *subjects, size_t *n)
 {
@@ -750,6 +769,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	r.spread_kind = RB_SPREAD_STDDEV;
 	r.steps = rs;
 	r.steps_nr = n;
+	draft_share(res, &r);
 	r.confidence = json_number_value(json_object_get(res, "confidence"));
 	r.confidence_note =
 		"The whole bisection spends at most a 1% chance of a wrong "

@@ -1194,6 +1194,39 @@ static int restart(struct sess *s)
 	return load_graph(s) < 0 || replay(s, &reproduced) < 0 ? -1 : 0;
 }
 
+/*
+ * The share of the change the culprit accounts for, on all the runs of
+ * the anchors, its first parent and itself (none when one has too few).
+ */
+static int culprit_share(struct sess *s, struct session_outcome_info *out)
+{
+	struct stats_set g = STATS_SET_INIT, p = STATS_SET_INIT,
+			 c = STATS_SET_INIT, b = STATS_SET_INIT;
+	const struct stats_set *ps, *cs;
+	int ret = -1;
+
+	out->has_share = false;
+	if (!out->parents_nr)
+		return 0;
+	if (load_set(s, s->good_hex, &g, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &b, -1, 0) < 0 ||
+	    load_set(s, out->parents[0], &p, -1, 0) < 0 ||
+	    load_set(s, out->culprit, &c, -1, 0) < 0)
+		goto out;
+	ps = !strcmp(out->parents[0], s->good_hex) ? &g : &p;
+	cs = !strcmp(out->culprit, s->bad_hex) ? &b : &c;
+	out->has_share = stats_share(&g, ps, cs, &b, 0.95, &out->share) == 0;
+	if (!out->has_share)
+		rb_error_clear();
+	ret = 0;
+out:
+	stats_set_release(&g);
+	stats_set_release(&p);
+	stats_set_release(&c);
+	stats_set_release(&b);
+	return ret;
+}
+
 /* The parents of the culprit pick (one with first-parent) into out. */
 static int culprit_parents(struct sess *s, uint32_t pick,
 			   struct session_outcome_info *out)
@@ -1245,6 +1278,8 @@ static int found(struct sess *s, uint32_t pick,
 			1 - RB_MIN(1, s->decided *
 					      stats_policy_step_alpha(&s->pol) *
 					      s->pol.confirm_alpha);
+		if (culprit_share(s, out) < 0)
+			goto out;
 		snprintf(out->message, sizeof(out->message), "confirmed: %s",
 			 why.buf);
 		event(s, "%.12s confirmed: %s", out->culprit, why.buf);

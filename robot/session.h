@@ -146,6 +146,12 @@ struct session_outcome_info {
 	 * (confirm_alpha)
 	 */
 	double confidence;
+	/*
+	 * found: the share of the good -> bad change the step first parent
+	 * -> culprit accounts for (has_share false when it cannot be told)
+	 */
+	bool has_share;
+	struct stats_share share;
 	char message[1024]; /* one paragraph for the user */
 };
 void session_outcome_release(struct session_outcome_info *o);

@@ -1419,3 +1419,65 @@ int stats_power_check(const struct stats_policy *p,
 		power_why(why, p, out, &sg, &sb, good->nr, bad->nr, T, reason);
 	return 0;
 }
+
+/* --- multi-step regressions ------------------------------------------ */
+
+int stats_share(const struct stats_set *good, const struct stats_set *parent,
+		const struct stats_set *culprit, const struct stats_set *bad,
+		double level, struct stats_share *out)
+{
+	const struct stats_set *set[4] = { good, parent, culprit, bad };
+	double loc[4], var[4], *r, *tmp, s0, ss = 0, df = 0, d, z;
+	double vc, vt, cov;
+	size_t tot = 0, k, i, j;
+
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < 4; k++) {
+		if (set[k]->nr < 2)
+			return rb_error("a share of the change needs 2 runs of "
+					"each commit, got %zu",
+					set[k]->nr);
+		tot += set[k]->nr;
+	}
+	r = xmalloc(tot * sizeof(*r));
+	tmp = xmalloc(tot * sizeof(*tmp));
+	/* the pooled robust scale, then each location at it */
+	for (k = 0, j = 0; k < 4; k++, j += set[k - 1]->nr)
+		group_residuals(set[k]->v, NULL, set[k]->nr, 0, r + j, tmp);
+	s0 = mad_sd(r, tot, tmp);
+	for (k = 0, j = 0; k < 4; k++) {
+		loc[k] = huber_loc(set[k]->v, set[k]->nr, s0, tmp);
+		for (i = 0; i < set[k]->nr; i++, j++) {
+			double e = set[k]->v[i] - loc[k];
+
+			if (tot >= CONTAM_MIN_N && s0 > 0 &&
+			    fabs(e) > CONTAM_K * s0)
+				continue;
+			ss += e * e;
+			df += 1;
+		}
+		df -= 1;
+	}
+	free(r);
+	free(tmp);
+	for (k = 0; k < 4; k++)
+		var[k] = df > 0 ? ss / df / (double)set[k]->nr : 0;
+	d = loc[0] - loc[3];
+	if (d == 0)
+		return rb_error("the anchors have the same level (%g)", loc[0]);
+	out->share = (loc[1] - loc[2]) / d;
+	out->before = (loc[0] - loc[1]) / d;
+	out->after = (loc[2] - loc[3]) / d;
+	/* var of P - C and of G - B, and their covariance (shared sets) */
+	vc = (parent == good ? var[0] : var[1]) +
+	     (culprit == bad ? var[3] : var[2]);
+	vt = var[0] + var[3];
+	cov = (parent == good ? var[0] : 0) + (culprit == bad ? var[3] : 0);
+	z = stats_t_quantile(1 - (1 - level) / 2, df > 1 ? df : 1);
+	d = sqrt(RB_MAX(0, vc + out->share * out->share * vt -
+				   2 * out->share * cov)) /
+	    fabs(loc[0] - loc[3]);
+	out->lo = out->share - z * d;
+	out->hi = out->share + z * d;
+	return 0;
+}

@@ -513,6 +513,25 @@ int stats_power_check(const struct stats_policy *p,
 		      const struct stats_set *good, const struct stats_set *bad,
 		      struct stats_power *out, struct sbuf *why);
 
+/*
+ * A multi-step regression: how much of the good -> bad change does the
+ * step parent -> culprit account for? share = (P - C) / (G - B) from the
+ * robust locations (Huber, scale from the pooled MAD) of the good anchor,
+ * the parent, the culprit and the bad anchor, with a delta-method interval
+ * at `level` (lo, hi); before = (G - P) / (G - B) happened between the
+ * good anchor and the parent, after = (C - B) / (G - B) between the
+ * culprit and the bad anchor (the three add up to 1). The parent may be
+ * the good anchor and the culprit the bad one (pass the same set: their
+ * covariance is taken into account). -1 when a set has fewer than 2 runs
+ * or the anchors do not differ.
+ */
+struct stats_share {
+	double share, lo, hi, before, after;
+};
+int stats_share(const struct stats_set *good, const struct stats_set *parent,
+		const struct stats_set *culprit, const struct stats_set *bad,
+		double level, struct stats_share *out);
+
 struct stats_detect_opts {
 	int direction; /* +1, -1, 0 (any change counts as "changed") */
 	double threshold_pct; /* minimum |change| to report, % (0) */

@@ -771,3 +771,40 @@ Test(report, header_get_unfolds)
 	free(v);
 	cr_assert_null(rb_mail_header_get(msg, sizeof(msg) - 1, "To"));
 }
+
+/* a multi-step change: the culprit's share and where the rest happened */
+Test(report, share_of_a_multi_step_change)
+{
+	struct rb_report r = fx_regression;
+	char *mail, *flat, *p;
+
+	r.has_share = true;
+	r.share = 0.64;
+	r.share_lo = 0.52;
+	r.share_hi = 0.77;
+	r.share_before = 0.33;
+	r.share_after = 0.03;
+	r.good_sha = "1111111111112222222222333333333344444444";
+	r.bad_sha = "9999999999998888888888777777777766666666";
+	mail = render(&r);
+	/* unwrap the paragraph */
+	flat = xstrdup(mail);
+	for (p = flat; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	cr_assert(strstr(flat, "This commit accounts for 64% [52%, 77%] of "
+			       "the change from 111111111111 to "
+			       "999999999999; the rest happened between "
+			       "111111111111 and ") != NULL,
+		  "%s", mail);
+	cr_assert(strstr(flat, "(33%).") != NULL, "%s", mail);
+	/* 3% after the culprit is not named */
+	cr_assert(strstr(flat, "and 999999999999 (3%)") == NULL, "%s", mail);
+	free(flat);
+	free(mail);
+	/* not stated: no line */
+	r.has_share = false;
+	mail = render(&r);
+	cr_assert(strstr(mail, "accounts for") == NULL, "%s", mail);
+	free(mail);
+}

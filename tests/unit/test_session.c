@@ -11,6 +11,8 @@
  * linux-like DAG with merges instead, and the commits that contain the
  * culprit are slow.
  */
+#include <math.h>
+
 #include <criterion/criterion.h>
 
 #include "robot.h"
@@ -27,6 +29,8 @@ struct fake {
 	int flaky_parent; /* this many first runs of culprit-1 read slow */
 	int infra; /* this many first runs fail for the infrastructure */
 	bool dag;
+	int first; /* two steps: from this index on `mid` (0: one step) */
+	double mid;
 	struct session_mem m;
 };
 
@@ -53,7 +57,9 @@ static enum session_outcome f_run(void *data, int h, long k, double t,
 			    f->slow :
 			    f->fast;
 	else
-		v = f->culprit >= 0 && k >= f->culprit ? f->slow : f->fast;
+		v = f->culprit >= 0 && k >= f->culprit ? f->slow :
+		    f->first && k >= f->first	       ? f->mid :
+							 f->fast;
 	if (f->flaky_parent > 0 && k == f->culprit - 1) {
 		f->flaky_parent--;
 		v = f->slow;
@@ -143,6 +149,30 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
 	session_outcome_release(&out);
 	session_mem_release(&f.m);
 	session_mem_graph_release(&g);
+}
+
+/*
+ * Two steps: 100 -> 90 at c6, -> 70 at c13. The midpoint (85) is crossed
+ * at c13, which accounts for 2/3 of the change; the rest happened before
+ * its parent.
+ */
+Test(session, names_the_step_that_crosses_and_its_share)
+{
+	struct fake f = { .culprit = 13, .first = 6, .fast = 100, .mid = 90,
+			  .slow = 70, .noise = 4, .rng = 11 };
+	struct session_outcome_info out;
+
+	fake_init(&f, 1);
+	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
+	cr_assert_str_eq(out.culprit, hex(13));
+	cr_assert(out.has_share);
+	cr_assert(out.share.lo <= 2.0 / 3 && 2.0 / 3 <= out.share.hi,
+		  "%g [%g, %g]", out.share.share, out.share.lo, out.share.hi);
+	cr_assert_gt(out.share.before, 0.2, "%g", out.share.before);
+	cr_assert_lt(fabs(out.share.after), 0.1, "%g", out.share.after);
+	session_outcome_release(&out);
+	session_mem_release(&f.m);
 }
 
 Test(session, null_history_is_not_reproduced)

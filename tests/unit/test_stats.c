@@ -1284,3 +1284,46 @@ Test(stats, sure_verdicts_are_wrong_at_most_alpha_times_confirm_alpha,
 	cr_assert_geq((double)right_sure / (double)(2 * n), 0.2, "%ld",
 		      right_sure);
 }
+
+/*
+ * A two-step change (good 100, first step to 90, the culprit to 70 = the
+ * bad level): the culprit accounts for 2/3 of it, 1/3 happened before
+ * its parent; the interval holds the truth about 95% of the time.
+ */
+Test(stats, share_of_a_two_step_change)
+{
+	struct rng r = { 77 };
+	long covered = 0, i, n = 2000;
+	double mean = 0;
+
+	for (i = 0; i < n; i++) {
+		struct stats_set g = STATS_SET_INIT, p = STATS_SET_INIT,
+				 c = STATS_SET_INIT, b = STATS_SET_INIT;
+		struct stats_share sh;
+		int k;
+
+		for (k = 0; k < 8; k++) {
+			stats_set_add(&g, 100 + 3 * rng_gauss(&r));
+			stats_set_add(&p, 90 + 3 * rng_gauss(&r));
+			stats_set_add(&c, 70 + 3 * rng_gauss(&r));
+			stats_set_add(&b, 70 + 3 * rng_gauss(&r));
+		}
+		cr_assert_eq(stats_share(&g, &p, &c, &b, 0.95, &sh), 0);
+		cr_assert(NEAR(sh.share + sh.before + sh.after, 1, 1e-9));
+		covered += sh.lo <= 2.0 / 3 && 2.0 / 3 <= sh.hi;
+		mean += sh.share / (double)n;
+		if (!i) {
+			/* the culprit is the bad anchor: the same set */
+			cr_assert_eq(stats_share(&g, &p, &b, &b, 0.95, &sh), 0);
+			cr_assert(NEAR(sh.after, 0, 1e-12));
+			cr_assert_lt(sh.lo, sh.share);
+		}
+		stats_set_release(&g);
+		stats_set_release(&p);
+		stats_set_release(&c);
+		stats_set_release(&b);
+	}
+	cr_assert(NEAR(mean, 2.0 / 3, 0.01), "%g", mean);
+	cr_assert_geq((double)covered / (double)n, 0.93, "%ld", covered);
+	cr_assert_leq((double)covered / (double)n, 0.97, "%ld", covered);
+}
