@@ -74,6 +74,7 @@ struct sess {
 	struct svec fresh_hex;
 	int64_t *fresh_after;
 	size_t fresh_alloc;
+	int64_t confirm_after; /* the last confirmation's fresh runs */
 	unsigned decided; /* steps decided good or bad */
 	unsigned round_decided; /* verdicts in so far in this round */
 	unsigned rounds;
@@ -1053,6 +1054,7 @@ static int confirm(struct sess *s, const char *culprit,
 	*confirmed = false;
 	if (confirm_start(s, culprit, host, &after) < 0)
 		goto out;
+	s->confirm_after = after;
 	for (k = 0; k < np; k++) {
 		m[k].hex = parents[k];
 		m[k].expect = STATS_GOOD;
@@ -1195,8 +1197,11 @@ static int restart(struct sess *s)
 }
 
 /*
- * The share of the change the culprit accounts for, on all the runs of
- * the anchors, its first parent and itself (none when one has too few).
+ * The share of the change the culprit accounts for: on all the runs of
+ * the anchors, and on the confirmation's fresh runs of its first parent
+ * and itself (the runs of their steps were taken until the evidence was
+ * strong, which overstates their difference); all their runs when fresh
+ * ones are too few. None when a set has fewer than 2 runs.
  */
 static int culprit_share(struct sess *s, struct session_outcome_info *out)
 {
@@ -1210,8 +1215,12 @@ static int culprit_share(struct sess *s, struct session_outcome_info *out)
 		return 0;
 	if (load_set(s, s->good_hex, &g, -1, 0) < 0 ||
 	    load_set(s, s->bad_hex, &b, -1, 0) < 0 ||
-	    load_set(s, out->parents[0], &p, -1, 0) < 0 ||
-	    load_set(s, out->culprit, &c, -1, 0) < 0)
+	    load_set(s, out->parents[0], &p, s->confirm_after, -1) < 0 ||
+	    load_set(s, out->culprit, &c, s->confirm_after, -1) < 0)
+		goto out;
+	if ((p.nr < 2 || c.nr < 2) &&
+	    (load_set(s, out->parents[0], &p, -1, 0) < 0 ||
+	     load_set(s, out->culprit, &c, -1, 0) < 0))
 		goto out;
 	ps = !strcmp(out->parents[0], s->good_hex) ? &g : &p;
 	cs = !strcmp(out->culprit, s->bad_hex) ? &b : &c;

@@ -88,7 +88,7 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
 #define CONTAM_K 4.0
 #define OUTLIER_R 4.0
 /* the residuals a robust scale must rest on before any is left out */
-#define CONTAM_MIN_N 10
+#define CONTAM_MIN_N 20
 
 /* E[z^2 | |z| <= c] for a standard normal z */
 static double trunc_kappa(double c)

@@ -39,7 +39,9 @@
  * runs go (endpoint check, candidates, anchors re-measured during the
  * steps, confirmation), the drops (unconfirmed culprits and contradicting
  * rounds), inconclusive ends, and the length of a bisection in run times
- * (hosts run in parallel). Seeded: the same numbers every time.
+ * (hosts run in parallel), and the share of the change stated with the
+ * right culprits (truth: 100%, two-step 67%) with how often its 95%
+ * interval holds the truth. Seeded: the same numbers every time.
  *
  * usage: stats-sim [trials per row (200)] [commits (300)]
  *
@@ -189,6 +191,8 @@ struct result {
 	bool reproduced; /* the endpoint check said so */
 	bool inconclusive;
 	double confidence; /* stated with a culprit */
+	bool has_share, share_covers; /* the interval holds the truth */
+	double share;
 	double clock; /* wall time */
 };
 
@@ -272,8 +276,19 @@ static void ours(struct world *w, struct session_mem *m,
 	if (getenv("SIM_DEBUG"))
 		debug(w, m, &out);
 	if (out.status == SESSION_FOUND) {
+		double truth = w->first ? 2.0 / 3 : 1;
+
 		res->reported = session_mem_commit(m, out.culprit);
 		res->confidence = out.confidence;
+		res->has_share = out.has_share && res->reported == w->culprit;
+		res->share = out.share.share;
+		res->share_covers =
+			out.share.lo <= truth && truth <= out.share.hi;
+		if (getenv("SIM_SHARE"))
+			printf("share %.3f [%.3f, %.3f] before %.3f after "
+			       "%.3f\n",
+			       out.share.share, out.share.lo, out.share.hi,
+			       out.share.before, out.share.after);
 	}
 	res->reproduced = out.status != SESSION_NOT_REPRODUCED;
 	res->inconclusive = res->reproduced && out.status != SESSION_FOUND;
@@ -380,6 +395,8 @@ struct tally {
 	long trials, right, reported, weak_steps, unconfirmed, inconclusive;
 	long reproduced;
 	double runs, builds, kind_runs[MEM_KINDS], clock, confidence;
+	long shares, covers;
+	double share;
 };
 
 /* a random non-merge commit in 1..N that contains `in` (0: any) */
@@ -456,6 +473,11 @@ static void add(struct tally *t, const struct result *r, long culprit)
 	}
 	if (r->reported && r->reported == culprit)
 		t->right++;
+	if (r->has_share) {
+		t->shares++;
+		t->covers += r->share_covers;
+		t->share += r->share;
+	}
 }
 
 static void print_row(const char *shape, double effect, const struct tally *to,
@@ -487,17 +509,23 @@ static void print_where(const char *shape, double effect,
 			const struct tally *to, const struct tally *tb)
 {
 	double n = (double)to->trials;
-	char ef[16];
+	char ef[16], sh[32] = "", cov[32] = "";
 
 	snprintf(ef, sizeof(ef), effect > 0 ? "%.0f" : "null", effect);
+	if (to->shares) {
+		snprintf(sh, sizeof(sh), "%.0f%%",
+			 100 * to->share / (double)to->shares);
+		snprintf(cov, sizeof(cov), "%.0f%%",
+			 100.0 * (double)to->covers / (double)to->shares);
+	}
 	printf("%-9s %6s | %6.2f%% %8.1f %6.1f %6.1f %7.1f | %6.3f %6.2f%% | "
-	       "%6.1f %6.1f\n",
+	       "%6.1f %6.1f | %5s %5s\n",
 	       shape, ef, 100.0 * (double)to->reproduced / n,
 	       to->kind_runs[MEM_ENDPOINT] / n, to->kind_runs[MEM_CAND] / n,
 	       to->kind_runs[MEM_ANCHOR] / n, to->kind_runs[MEM_CONFIRM] / n,
 	       (double)to->unconfirmed / n,
 	       100.0 * (double)to->inconclusive / n, to->clock / n,
-	       tb->clock / (double)tb->trials);
+	       tb->clock / (double)tb->trials, sh, cov);
 }
 
 static void knobs(struct stats_policy *pol, long *shape_mask,
@@ -671,9 +699,10 @@ int main(int argc, char **argv)
 	print_totals(&t);
 	printf("\nwhere the runs go (per bisection), and its length in run "
 	       "times (hosts in parallel)\n\n");
-	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s\n", "noise",
-	       "change", "repro", "endpoint", "cand", "anchor", "confirm",
-	       "drops", "inconcl", "time", "lkp");
+	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s | %5s %5s\n",
+	       "noise", "change", "repro", "endpoint", "cand", "anchor",
+	       "confirm", "drops", "inconcl", "time", "lkp", "share",
+	       "cover");
 	for (s = 0; s < NSHAPES; s++)
 		for (e = 0; e < NEFF; e++)
 			if (to[s][e].trials)
