@@ -938,8 +938,8 @@ static double contam_share(const struct resid *res, double o, int dir,
  */
 static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 		   const struct resid *res, enum stats_verdict expect,
-		   double scale_abs, double *A_bad,
-		   double *A_good, unsigned *min_bad, unsigned *min_good)
+		   double scale_abs, double *A_bad, double *A_good,
+		   unsigned *min_bad, unsigned *min_good)
 {
 	double tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
 
@@ -1086,8 +1086,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	if (expect == STATS_NEED_MORE &&
 	    (out->verdict == STATS_GOOD || out->verdict == STATS_BAD)) {
 		double A2 = sprt_bound(alpha * p->confirm_alpha, c.df);
-		double S2 =
-			evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
+		double S2 = evidence(&c, p, adj, n, A2, A2 / 2, isinf(c.scale));
 
 		out->sure = out->verdict == STATS_BAD ? S2 >= A2 : S2 <= -A2;
 	}
@@ -1383,7 +1382,10 @@ int stats_power_check(const struct stats_policy *p,
 	out->p = t.p;
 	/* the direction of the metric when known, else the change's */
 	llr = endpoint_llr(p->endpoint_effect,
-			   (p->direction ? bad_dir : diff >= 0 ? 1 : -1) * diff,
+			   (p->direction ? bad_dir :
+			    diff >= 0	 ? 1 :
+					   -1) *
+				   diff,
 			   pooled, q);
 	if (zero)
 		llr = diff * (p->direction ? bad_dir : 1) > 0 ? INFINITY :

@@ -74,7 +74,7 @@ enum shape {
 	NSHAPES
 };
 static const char *const shape_names[] = { "gaussian", "outliers", "t3",
-					   "drift",    "hosts",    "two-step",
+					   "drift",    "hosts",	   "two-step",
 					   "flaky",    "unbuild" };
 
 #define MAXHOSTS SESSION_MEM_MAX_HOSTS
@@ -223,8 +223,7 @@ static void debug(const struct world *w, const struct session_mem *m,
 		long k;
 
 		if (!strcmp(st->kind, "endpoint") && w->culprit &&
-		    strcmp(st->verdict, "reproduced"))
-		{
+		    strcmp(st->verdict, "reproduced")) {
 			size_t j;
 
 			printf("REFUSED %s %.0f: %s\n", shape_names[w->shape],
@@ -257,7 +256,8 @@ static void debug(const struct world *w, const struct session_mem *m,
 		for (i = 0; i < m->steps_nr; i++)
 			printf("  %s %ld %s %.300s\n", m->steps[i].kind,
 			       m->steps[i].commit ?
-				       session_mem_commit(m, m->steps[i].commit) :
+				       session_mem_commit(m,
+							  m->steps[i].commit) :
 				       -1,
 			       m->steps[i].verdict ? m->steps[i].verdict : "-",
 			       m->steps[i].detail ? m->steps[i].detail : "");
@@ -282,8 +282,8 @@ static void ours(struct world *w, struct session_mem *m,
 		res->confidence = out.confidence;
 		res->has_share = out.has_share && res->reported == w->culprit;
 		res->share = out.share.share;
-		res->share_covers =
-			out.share.lo <= truth && truth <= out.share.hi;
+		res->share_covers = out.share.lo <= truth &&
+				    truth <= out.share.hi;
 		if (getenv("SIM_SHARE"))
 			printf("share %.3f [%.3f, %.3f] before %.3f after "
 			       "%.3f\n",
@@ -484,24 +484,23 @@ static void print_row(const char *shape, double effect, const struct tally *to,
 		      const struct tally *tb)
 {
 	double n = (double)to->trials, nb = (double)tb->trials;
-	double conf = to->reported ? 100 * to->confidence /
-					     (double)to->reported :
-				     0;
+	double conf =
+		to->reported ? 100 * to->confidence / (double)to->reported : 0;
 
 	if (effect > 0)
 		printf("%-9s %6.0f | %7.2f%% %7s %6.2f %5.2f %6.1f %6.1f | "
 		       "%7.2f%% %6.1f %6.1f\n",
 		       shape, effect, 100.0 * (double)to->right / n, "", conf,
-		       (double)to->weak_steps / n, to->runs / n,
-		       to->builds / n, 100.0 * (double)tb->right / nb,
-		       tb->runs / nb, tb->builds / nb);
+		       (double)to->weak_steps / n, to->runs / n, to->builds / n,
+		       100.0 * (double)tb->right / nb, tb->runs / nb,
+		       tb->builds / nb);
 	else
 		printf("%-9s %6s | %8s %6.2f%% %6s %5.2f %6.1f %6.1f | "
 		       "%6.2f%%F %6.1f %6.1f\n",
-		       shape, "null", "", 100.0 * (double)to->reported / n,
-		       "", (double)to->weak_steps / n, to->runs / n,
-		       to->builds / n, 100.0 * (double)tb->reported / nb,
-		       tb->runs / nb, tb->builds / nb);
+		       shape, "null", "", 100.0 * (double)to->reported / n, "",
+		       (double)to->weak_steps / n, to->runs / n, to->builds / n,
+		       100.0 * (double)tb->reported / nb, tb->runs / nb,
+		       tb->builds / nb);
 }
 
 /* where the runs go, and the time the bisection takes */
@@ -528,8 +527,7 @@ static void print_where(const char *shape, double effect,
 	       tb->clock / (double)tb->trials, sh, cov);
 }
 
-static void knobs(struct stats_policy *pol, long *shape_mask,
-		  long *effect_mask)
+static void knobs(struct stats_policy *pol, long *shape_mask, long *effect_mask)
 {
 	if (getenv("SIM_DRIFT"))
 		drift_per_run = strtod(getenv("SIM_DRIFT"), NULL);
@@ -550,7 +548,8 @@ static void knobs(struct stats_policy *pol, long *shape_mask,
 		pol->anchor_max_runs =
 			(unsigned)strtol(getenv("SIM_ANCHOR_MAX"), NULL, 10);
 	if (getenv("SIM_ENDPOINT_ALPHA"))
-		pol->endpoint_alpha = strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
+		pol->endpoint_alpha =
+			strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol->confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
 	if (getenv("SIM_ENDPOINT_EFFECT"))
@@ -624,7 +623,8 @@ static void row(int s, size_t e, long trials, long N,
 		struct tally *b)
 {
 	struct session_mem_model model = { .run = sim_run };
-	uint8_t *broken = xmalloc((size_t)N + 1), *built = xmalloc((size_t)N + 1);
+	uint8_t *broken = xmalloc((size_t)N + 1),
+		*built = xmalloc((size_t)N + 1);
 	int nhosts = s == HOSTS ? nr_hosts_shape : 1;
 	long i;
 
@@ -633,7 +633,8 @@ static void row(int s, size_t e, long trials, long N,
 		struct session_mem m;
 		struct world w;
 		struct result r;
-		uint64_t seed = 1000003ULL * (uint64_t)i + 7919ULL * (uint64_t)s +
+		uint64_t seed = 1000003ULL * (uint64_t)i +
+				7919ULL * (uint64_t)s +
 				(uint64_t)(effects[e] * 101);
 
 		/* the same 200 histories in every row */
@@ -701,8 +702,7 @@ int main(int argc, char **argv)
 	       "times (hosts in parallel)\n\n");
 	printf("%-9s %6s | %7s %8s %6s %6s %7s | %6s %7s | %6s %6s | %5s %5s\n",
 	       "noise", "change", "repro", "endpoint", "cand", "anchor",
-	       "confirm", "drops", "inconcl", "time", "lkp", "share",
-	       "cover");
+	       "confirm", "drops", "inconcl", "time", "lkp", "share", "cover");
 	for (s = 0; s < NSHAPES; s++)
 		for (e = 0; e < NEFF; e++)
 			if (to[s][e].trials)

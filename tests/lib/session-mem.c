@@ -220,8 +220,7 @@ static void graph_copy(struct session_mem_graph *dst,
 	dst->par = xmalloc(sizeof(*dst->par) * (size_t)(src->n + 1));
 	dst->npar = xmalloc(sizeof(*dst->npar) * (size_t)(src->n + 1));
 	memcpy(dst->par, src->par, sizeof(*dst->par) * (size_t)(src->n + 1));
-	memcpy(dst->npar, src->npar,
-	       sizeof(*dst->npar) * (size_t)(src->n + 1));
+	memcpy(dst->npar, src->npar, sizeof(*dst->npar) * (size_t)(src->n + 1));
 }
 
 void session_mem_graph_release(struct session_mem_graph *g)
@@ -244,7 +243,8 @@ static void ancestry(struct session_mem *m)
 		uint64_t *row = m->anc + (size_t)k * W;
 
 		for (i = 0; i < m->graph.npar[k]; i++) {
-			const uint64_t *p = m->anc + (size_t)m->graph.par[k][i] * W;
+			const uint64_t *p =
+				m->anc + (size_t)m->graph.par[k][i] * W;
 
 			if (m->graph.par[k][i] >= k)
 				RB_BUG("parent %ld of %ld is not older",
@@ -263,8 +263,7 @@ static void ancestry(struct session_mem *m)
 
 bool session_mem_contains(const struct session_mem *m, long k, long a)
 {
-	return m->anc[(size_t)k * m->anc_words + (size_t)a / 64] >>
-		       (a % 64) &
+	return m->anc[(size_t)k * m->anc_words + (size_t)a / 64] >> (a % 64) &
 	       1;
 }
 

@@ -101,8 +101,7 @@ void session_mem_init_graph(struct session_mem *m,
  * a quarter of the commits are merges of topic branches of 1 to 8 commits
  * forked from a recent mainline commit. Release with session_mem_graph_release.
  */
-void session_mem_linux_like(struct session_mem_graph *g, long n,
-			    uint64_t seed);
+void session_mem_linux_like(struct session_mem_graph *g, long n, uint64_t seed);
 void session_mem_graph_release(struct session_mem_graph *g);
 /* Does commit k contain commit a (a is k or an ancestor of it)? */
 bool session_mem_contains(const struct session_mem *m, long k, long a);

@@ -53,7 +53,8 @@ static enum session_outcome f_run(void *data, int h, long k, double t,
 	if (f->skip[k])
 		return SESSION_RUN_SKIP;
 	if (f->dag)
-		v = f->culprit >= 0 && session_mem_contains(&f->m, k, f->culprit) ?
+		v = f->culprit >= 0 &&
+				    session_mem_contains(&f->m, k, f->culprit) ?
 			    f->slow :
 			    f->fast;
 	else
@@ -118,8 +119,9 @@ Test(session, finds_and_confirms_the_culprit)
 
 Test(session, finds_the_culprit_in_a_history_with_merges)
 {
-	struct fake f = { .fast = 100, .slow = 70, .noise = 6, .rng = 5,
-			  .dag = true };
+	struct fake f = {
+		.fast = 100, .slow = 70, .noise = 6, .rng = 5, .dag = true
+	};
 	struct session_mem_model model = { .data = &f, .run = f_run };
 	struct session_mem_graph g;
 	struct session_outcome_info out;
@@ -158,8 +160,13 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
  */
 Test(session, names_the_step_that_crosses_and_its_share)
 {
-	struct fake f = { .culprit = 13, .first = 6, .fast = 100, .mid = 90,
-			  .slow = 70, .noise = 4, .rng = 11 };
+	struct fake f = { .culprit = 13,
+			  .first = 6,
+			  .fast = 100,
+			  .mid = 90,
+			  .slow = 70,
+			  .noise = 4,
+			  .rng = 11 };
 	struct session_outcome_info out;
 
 	fake_init(&f, 1);
