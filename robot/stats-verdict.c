@@ -87,8 +87,10 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs)
  */
 #define CONTAM_K 4.0
 #define OUTLIER_R 4.0
-/* the residuals a robust scale must rest on before any is left out */
+/* the residuals a robust scale must rest on before any is left out of
+ * the noise; and before the anchors' fit rejects a run */
 #define CONTAM_MIN_N 20
+#define CONTAM_FIT_N 10
 
 /* E[z^2 | |z| <= c] for a standard normal z */
 static double trunc_kappa(double c)
@@ -375,7 +377,7 @@ static int fit_robust(struct fit *f, const struct obs *o)
 			double r = fabs(o[i].y - fit_predict(f, &o[i]));
 
 			w[i] = r <= HUBER_K * s ? 1 : HUBER_K * s / r;
-			if (reject && f->n >= CONTAM_MIN_N && r > CONTAM_K * s)
+			if (reject && f->n >= CONTAM_FIT_N && r > CONTAM_K * s)
 				w[i] = 0;
 			if (w[i] < 1e-3)
 				w[i] = 1e-3;
@@ -470,11 +472,14 @@ static double pooled_var(const struct fit *f, const struct obs *o, size_t na,
 		if (n > 1)
 			group_residuals(adj, NULL, n, s0, r + na + nz->nr, tmp);
 	}
-	/* few residuals give a rough scale: none is left out then */
-	clip2 = tot >= CONTAM_MIN_N ? CONTAM_K * CONTAM_K * s0 * s0 : INFINITY;
+	/* few residuals give a rough scale: none is left out then, those
+	 * beyond it count as if they lay there (winsorized) */
+	clip2 = CONTAM_K * CONTAM_K * s0 * s0;
 	for (i = 0; i < tot; i++) {
-		if (s0 > 0 && r[i] * r[i] > clip2)
+		if (s0 > 0 && r[i] * r[i] > clip2 && tot >= CONTAM_MIN_N)
 			dropped++;
+		else if (s0 > 0 && r[i] * r[i] > clip2)
+			sum += clip2;
 		else
 			sum += r[i] * r[i];
 	}
