@@ -261,17 +261,18 @@ static int64_t fresh_after(const struct sess *s, const char *hex);
  * The runs that stand for an anchor in a step: the anchor's own, and the
  * runs of every commit the bisection has decided the same (good: v
  * RB_GOOD, with the good anchor) since their verdict (their runs after a
- * drop only), but for the commits in skip[] (a confirmation's members:
- * they are decided again on fresh runs). Under the one-step model the
- * verdicts rest on, those commits measure what their anchor measures: the
- * threshold is carried by every run on either side, not by re-measuring
- * the anchors.
+ * drop only) whose level is the anchor's (stats_same_level). Under the
+ * one-step model the verdicts rest on, those commits measure what their
+ * anchor measures: the threshold is then carried by every run on either
+ * side, not by re-measuring the anchors. A commit of a change in several
+ * steps that sits between the anchors is left out, so that it cannot
+ * drag the threshold toward itself; the confirmation uses the anchors'
+ * own runs only, which no such drift reaches.
  */
 static int load_side(struct sess *s, const char *anchor, enum rb_verdict v,
-		     const char *const *skip, size_t nskip,
 		     struct stats_set *out)
 {
-	struct stats_set c = STATS_SET_INIT;
+	struct stats_set own = STATS_SET_INIT, c = STATS_SET_INIT;
 	uint32_t i;
 	size_t k;
 	int ret = 0;
@@ -280,21 +281,22 @@ static int load_side(struct sess *s, const char *anchor, enum rb_verdict v,
 		return -1;
 	if (!s->b_ready || !s->pol.pool_decided)
 		return 0;
+	stats_set_copy(&own, out);
 	for (i = 0; i < s->g->nr && !ret; i++) {
 		char hex[RB_OID_HEXSZ + 1];
-		bool skipped = false;
 
 		if (!(s->b.mark[i] & v) || (s->b.mark[i] & RB_SKIP))
 			continue;
 		rb_oid_hex(s->g->oid[i], hex);
-		for (k = 0; k < nskip && !skipped; k++)
-			skipped = !strcmp(hex, skip[k]);
-		if (skipped || !strcmp(hex, anchor))
+		if (!strcmp(hex, anchor))
 			continue;
 		ret = load_set(s, hex, &c, fresh_after(s, hex), -1);
-		for (k = 0; k < c.nr && !ret; k++)
+		if (ret || !stats_same_level(&own, &c, 2))
+			continue;
+		for (k = 0; k < c.nr; k++)
 			stats_set_add_run(out, c.v[k], c.host[k], c.when[k]);
 	}
+	stats_set_release(&own);
 	stats_set_release(&c);
 	return ret;
 }
@@ -530,8 +532,8 @@ static int evaluate(struct sess *s, struct probe *p)
 	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
 	int ret = -1;
 
-	if (load_side(s, s->good_hex, RB_GOOD, NULL, 0, &good) < 0 ||
-	    load_side(s, s->bad_hex, RB_BAD, NULL, 0, &bad) < 0 ||
+	if (load_side(s, s->good_hex, RB_GOOD, &good) < 0 ||
+	    load_side(s, s->bad_hex, RB_BAD, &bad) < 0 ||
 	    load_set(s, p->hex, &cand, fresh_after(s, p->hex), -1) < 0)
 		goto out;
 	if (stats_step_verdict(&s->pol, &good, &bad, &cand, &p->step, &why) < 0)
@@ -882,10 +884,6 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 	size_t k, left = 1;
 	int ret = -1;
 
-	const char **skip = xcalloc(nm ? nm : 1, sizeof(*skip));
-
-	for (k = 0; k < nm; k++)
-		skip[k] = m[k].hex;
 	*refuted = false;
 	while (!*refuted && left) {
 		left = 0;
@@ -899,10 +897,9 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 				struct stats_step v;
 
 				sbuf_reset(why);
-				if (load_side(s, s->good_hex, RB_GOOD, skip, nm,
-					      &good) < 0 ||
-				    load_side(s, s->bad_hex, RB_BAD, skip, nm,
-					      &bad) < 0 ||
+				if (load_set(s, s->good_hex, &good, -1, 0) <
+					    0 ||
+				    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
 				    load_set(s, c->hex, &fresh, after, host) <
 					    0 ||
 				    stats_confirm_verdict(&s->pol, &good, &bad,
@@ -951,10 +948,62 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 	}
 	ret = 0;
 out:
-	free(skip);
 	stats_set_release(&good);
 	stats_set_release(&bad);
 	stats_set_release(&fresh);
+	return ret;
+}
+
+/*
+ * Does the culprit hold a change (stats_change_verdict)? Its fresh runs
+ * and its first parent's on host, one more of each until the test
+ * decides; *refuted when it says no change, or cannot show one by the
+ * cap.
+ */
+static int confirm_change(struct sess *s, const char *parent,
+			  const char *culprit, int host, int64_t after,
+			  bool *refuted, struct sbuf *why)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
+	struct session_result res;
+	struct stats_step v;
+	int ret = -1, k;
+
+	for (;;) {
+		sbuf_reset(why);
+		if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+		    load_set(s, s->bad_hex, &bad, -1, 0) < 0 ||
+		    load_set(s, parent, &ps, after, host) < 0 ||
+		    load_set(s, culprit, &cs, after, host) < 0 ||
+		    stats_change_verdict(&s->pol, &good, &bad, &ps, &cs, &v,
+					 why) < 0)
+			goto out;
+		if (v.verdict != STATS_NEED_MORE)
+			break;
+		for (k = 0; k < 2; k++) {
+			const char *c = k ? culprit : parent;
+
+			if (start(s, host, c, ROLE_CAND, -1) < 0 ||
+			    wait_one(s, &res) < 0)
+				goto out;
+			if (unmeasured(&res)) {
+				rb_error("%.12s cannot be measured for the "
+					 "confirmation: %s",
+					 res.commit, res.why);
+				goto out;
+			}
+		}
+	}
+	*refuted = v.verdict != STATS_BAD;
+	if (*refuted)
+		event(s, "%.12s holds no change: %s", culprit, why->buf);
+	ret = 0;
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&ps);
+	stats_set_release(&cs);
 	return ret;
 }
 
@@ -1065,6 +1114,10 @@ static int confirm(struct sess *s, const char *culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
 	if (confirm_members(s, m, np + 1, host, after, &refuted, &verdicts,
 			    why) < 0)
+		goto out;
+	if (!refuted && np &&
+	    confirm_change(s, parents[0], culprit, host, after, &refuted, why) <
+		    0)
 		goto out;
 	*confirmed = !refuted;
 	ret = confirm_numbers(s, culprit, parents, np, host, after,

@@ -938,13 +938,12 @@ static double contam_share(const struct resid *res, double o, int dir,
 
 /*
  * The evidence's scale per run and its clip, and the bounds: the step's
- * at the step alpha; the confirmation's expected side at confirm_alpha,
- * from one run on. Lowered for the overshoot (Siegmund).
+ * at the step alpha; the confirmation's expected side at confirm_alpha.
+ * Lowered for the overshoot (Siegmund).
  */
 static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 		   const struct resid *res, enum stats_verdict expect,
-		   double scale_abs, double *A_bad, double *A_good,
-		   unsigned *min_bad, unsigned *min_good)
+		   double scale_abs, double *A_bad, double *A_good)
 {
 	double tiny = 1e-12 * (scale_abs > 0 ? scale_abs : 1);
 
@@ -952,13 +951,12 @@ static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 	if (expect == STATS_GOOD || expect == STATS_BAD) {
 		double Ac = RB_MIN(sprt_bound(p->confirm_alpha, c->df), c->A);
 
-		if (expect == STATS_GOOD) {
+		/* min_runs still: one run far off (an outlier at the other
+		 * anchor's level) must not confirm alone */
+		if (expect == STATS_GOOD)
 			*A_good = Ac;
-			*min_good = 1;
-		} else {
+		else
 			*A_bad = Ac;
-			*min_bad = 1;
-		}
 	}
 	if (c->sigma2 + (double)n * c->v <= tiny * tiny) {
 		/* zero variance: each run counts fully, min_runs decide */
@@ -1000,7 +998,7 @@ static double llr(const struct step_ctx *c, const double *adj, size_t n)
 /*
  * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
  * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
- * confirm_alpha from one run on, the other at the step alpha).
+ * confirm_alpha, the other at the step alpha).
  */
 static int decide(const struct stats_policy *p, const struct stats_set *good,
 		  const struct stats_set *bad, const struct stats_set *cand,
@@ -1014,7 +1012,6 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean, S = 0;
 	double alpha = stats_policy_step_alpha(p), cand_t = -INFINITY;
 	double A_bad, A_good;
-	unsigned min_bad = p->min_runs, min_good = p->min_runs;
 	int ret = -1, need_host = -1, cand_host = 0;
 	struct resid res = { 0 };
 
@@ -1064,22 +1061,22 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 
 	bounds(p, &c, n, &res, expect,
 	       RB_MAX(fabs(out->good_mean), fabs(out->bad_mean)), &A_bad,
-	       &A_good, &min_bad, &min_good);
+	       &A_good);
 	out->bound = c.A;
 	S = llr(&c, adj, n);
 	out->llr = S;
 	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
 
-	if (n >= min_bad && S >= A_bad) {
+	if (n >= p->min_runs && S >= A_bad) {
 		out->verdict = STATS_BAD;
-	} else if (n >= min_good && S <= -A_good) {
+	} else if (n >= p->min_runs && S <= -A_good) {
 		out->verdict = STATS_GOOD;
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
 	} else {
 		out->verdict = STATS_NEED_MORE;
 		more_runs(p, &c, good, bad, n, S > 0 ? A_bad : A_good, S,
-			  RB_MIN(min_bad, min_good), cand_host, out);
+			  p->min_runs, cand_host, out);
 	}
 	/*
 	 * Evidence enough for alpha x confirm_alpha too (Ville: a likelihood
@@ -1132,6 +1129,92 @@ int stats_confirm_verdict(const struct stats_policy *p,
 		return rb_error("a confirmation expects good or bad, not %s",
 				stats_verdict_name(expect));
 	return decide(p, good, bad, cand, expect, out, why);
+}
+
+int stats_change_verdict(const struct stats_policy *p,
+			 const struct stats_set *good,
+			 const struct stats_set *bad,
+			 const struct stats_set *parent,
+			 const struct stats_set *culprit,
+			 struct stats_step *out, struct sbuf *why)
+{
+	struct fit *f;
+	struct obs *o = NULL;
+	struct resid res = { 0 };
+	size_t na;
+	double sigma2, df, sigma, o_dir, delta, D, q, llr, A, B, tmp_lp, tmp_lc;
+	double *tmp = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->anchor_host = -1;
+	out->lean = STATS_GOOD;
+	if (good->nr < 2 || bad->nr < 2)
+		return rb_error("the anchors need 2 runs each, got %zu (good) "
+				"and %zu (bad)",
+				good->nr, bad->nr);
+	f = xmalloc(sizeof(*f));
+	na = collect_anchors(&o, good, bad);
+	if (fit_anchors(f, p, o, na, false))
+		goto done;
+	sigma2 = pooled_var(f, o, na, &p->noise, NULL, 0, &df, &res);
+	sigma = sqrt(sigma2);
+	o_dir = f->beta[1] > f->beta[0] ? 1 : -1;
+	out->good_mean = f->beta[0];
+	out->bad_mean = f->beta[1];
+	out->noise_sd = sigma;
+	out->runs = RB_MIN(parent->nr, culprit->nr);
+	if (!parent->nr || !culprit->nr) {
+		out->verdict = STATS_NEED_MORE;
+		out->more_runs = 1;
+		ret = 0;
+		goto done;
+	}
+	tmp = xmalloc((parent->nr + culprit->nr) * sizeof(*tmp));
+	tmp_lp = huber_loc(parent->v, parent->nr, sigma, tmp);
+	tmp_lc = huber_loc(culprit->v, culprit->nr, sigma, tmp);
+	D = o_dir * (tmp_lc - tmp_lp);
+	q = 1 / (double)parent->nr + 1 / (double)culprit->nr;
+	out->cand_mean = tmp_lc;
+	out->threshold = tmp_lp;
+	if (!(sigma > 0)) {
+		llr = D > 0 ? INFINITY : -INFINITY;
+	} else {
+		delta = fabs(f->beta[1] - f->beta[0]) / sigma;
+		llr = (delta * D / sigma - delta * delta / 2) / q;
+	}
+	A = sprt_bound(p->confirm_alpha, df);
+	B = sprt_bound(stats_policy_step_alpha(p), df);
+	out->llr = llr;
+	out->bound = A;
+	out->lean = llr > 0 ? STATS_BAD : STATS_GOOD;
+	if (llr >= A && out->runs >= p->min_runs)
+		out->verdict = STATS_BAD;
+	else if (llr <= -B && out->runs >= p->min_runs)
+		out->verdict = STATS_GOOD;
+	else if (out->runs >= p->max_runs)
+		out->verdict = STATS_WEAK;
+	else {
+		out->verdict = STATS_NEED_MORE;
+		out->more_runs = 1;
+	}
+	if (why)
+		sbuf_addf(why,
+			  "change %s: parent %.6g (%zu runs), culprit %.6g "
+			  "(%zu runs), noise %.3g, evidence %+.2f of %+.2f",
+			  out->verdict == STATS_BAD  ? "confirmed" :
+			  out->verdict == STATS_GOOD ? "refuted" :
+			  out->verdict == STATS_WEAK ? "not shown" :
+						       "undecided",
+			  tmp_lp, parent->nr, tmp_lc, culprit->nr, sigma, llr,
+			  llr > 0 ? A : -B);
+	ret = 0;
+done:
+	free(tmp);
+	free(res.r);
+	free(o);
+	free(f);
+	return ret;
 }
 
 double stats_runs_needed(const struct stats_policy *p, double effect,
@@ -1429,46 +1512,74 @@ int stats_power_check(const struct stats_policy *p,
 
 /* --- multi-step regressions ------------------------------------------ */
 
-int stats_share(const struct stats_set *good, const struct stats_set *parent,
-		const struct stats_set *culprit, const struct stats_set *bad,
-		double level, struct stats_share *out)
+/*
+ * The robust locations of sets[0..n) into loc[], and the pooled noise
+ * variance of one run (residuals beyond CONTAM_K scales left out from
+ * CONTAM_MIN_N on) into *var with its degrees of freedom *df.
+ */
+static void robust_levels(const struct stats_set *const *set, size_t n,
+			  double *loc, double *var, double *df)
 {
-	const struct stats_set *set[4] = { good, parent, culprit, bad };
-	double loc[4], var[4], *r, *tmp, s0, ss = 0, df = 0, d, z;
-	double vc, vt, cov;
+	double *r, *tmp, s0, ss = 0;
 	size_t tot = 0, k, i, j;
 
-	memset(out, 0, sizeof(*out));
-	for (k = 0; k < 4; k++) {
-		if (set[k]->nr < 2)
-			return rb_error("a share of the change needs 2 runs of "
-					"each commit, got %zu",
-					set[k]->nr);
+	for (k = 0; k < n; k++)
 		tot += set[k]->nr;
-	}
-	r = xmalloc(tot * sizeof(*r));
-	tmp = xmalloc(tot * sizeof(*tmp));
-	/* the pooled robust scale, then each location at it */
-	for (k = 0, j = 0; k < 4; k++, j += set[k - 1]->nr)
+	r = xmalloc((tot ? tot : 1) * sizeof(*r));
+	tmp = xmalloc((tot ? tot : 1) * sizeof(*tmp));
+	for (k = 0, j = 0; k < n; j += set[k]->nr, k++)
 		group_residuals(set[k]->v, NULL, set[k]->nr, 0, r + j, tmp);
 	s0 = mad_sd(r, tot, tmp);
-	for (k = 0, j = 0; k < 4; k++) {
+	*df = 0;
+	for (k = 0; k < n; k++) {
 		loc[k] = huber_loc(set[k]->v, set[k]->nr, s0, tmp);
-		for (i = 0; i < set[k]->nr; i++, j++) {
+		for (i = 0; i < set[k]->nr; i++) {
 			double e = set[k]->v[i] - loc[k];
 
 			if (tot >= CONTAM_MIN_N && s0 > 0 &&
 			    fabs(e) > CONTAM_K * s0)
 				continue;
 			ss += e * e;
-			df += 1;
+			*df += 1;
 		}
-		df -= 1;
+		*df -= 1;
 	}
+	*var = *df > 0 ? ss / *df : 0;
 	free(r);
 	free(tmp);
+}
+
+bool stats_same_level(const struct stats_set *a, const struct stats_set *b,
+		      double z)
+{
+	const struct stats_set *set[2] = { a, b };
+	double loc[2], var, df;
+
+	if (a->nr < 2 || b->nr < 2)
+		return false;
+	robust_levels(set, 2, loc, &var, &df);
+	return fabs(loc[0] - loc[1]) <=
+	       z * sqrt(var * (1 / (double)a->nr + 1 / (double)b->nr));
+}
+
+int stats_share(const struct stats_set *good, const struct stats_set *parent,
+		const struct stats_set *culprit, const struct stats_set *bad,
+		double level, struct stats_share *out)
+{
+	const struct stats_set *set[4] = { good, parent, culprit, bad };
+	double loc[4], var[4], v1, df, d, z;
+	double vc, vt, cov;
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
 	for (k = 0; k < 4; k++)
-		var[k] = df > 0 ? ss / df / (double)set[k]->nr : 0;
+		if (set[k]->nr < 2)
+			return rb_error("a share of the change needs 2 runs of "
+					"each commit, got %zu",
+					set[k]->nr);
+	robust_levels(set, 4, loc, &v1, &df);
+	for (k = 0; k < 4; k++)
+		var[k] = v1 / (double)set[k]->nr;
 	d = loc[0] - loc[3];
 	if (d == 0)
 		return rb_error("the anchors have the same level (%g)", loc[0]);

@@ -443,8 +443,9 @@ int stats_step_verdict(const struct stats_policy *p,
  * caller passes only those as cand). The same test as stats_step_verdict
  * with unequal bounds (Wald's SPRT with alpha != beta): the expected
  * verdict needs the bound of confirm_alpha, A_c = (df/2)(confirm_alpha^
- * (-2/df) - 1) less Siegmund's correction, and may come from a single
- * run; the other one the step's bound A and min_runs runs. So a commit
+ * (-2/df) - 1) less Siegmund's correction, the other one the step's
+ * bound A; both min_runs runs (a single run far off, an outlier at the
+ * other anchor's level, must not decide). So a commit
  * that really is the other kind (a wrong step before) is called as
  * expected at most confirm_alpha of the time, and a right one is refuted
  * at most at the step alpha. STATS_NEED_MORE and STATS_WEAK as for a
@@ -456,6 +457,33 @@ int stats_confirm_verdict(const struct stats_policy *p,
 			  const struct stats_set *cand,
 			  enum stats_verdict expect, struct stats_step *out,
 			  struct sbuf *why);
+
+/*
+ * The confirmation's last question: does the culprit hold a change at
+ * all? Its parent and it may both sit close to the threshold (a change in
+ * several steps, or anchors that happen to be off), where deciding each
+ * against the threshold cannot tell them apart. A sequential probability
+ * ratio test on their fresh runs (parent, culprit) of "the culprit is
+ * worse by the anchors' change" against "no change", with the noise
+ * pooled over the anchors and policy.noise (as a step's):
+ *
+ *   llr = (delta D / sigma - delta^2 / 2) / (1/np + 1/nc)
+ *
+ * (D: the culprit's robust location less the parent's, oriented worse >
+ * 0; delta: the anchors' change in noise sd). STATS_BAD (a change) at
+ * the bound of confirm_alpha, STATS_GOOD (no change: the culprit is
+ * refuted) at the step alpha's with 2 runs of each at least, STATS_WEAK
+ * after max_runs of each, STATS_NEED_MORE otherwise (a run of each). So a
+ * culprit without a change is confirmed at most confirm_alpha of the
+ * time, whatever the verdicts against the threshold said. -1 on unusable
+ * input.
+ */
+int stats_change_verdict(const struct stats_policy *p,
+			 const struct stats_set *good,
+			 const struct stats_set *bad,
+			 const struct stats_set *parent,
+			 const struct stats_set *culprit,
+			 struct stats_step *out, struct sbuf *why);
 
 /*
  * Expected candidate runs per step for a change of `effect` noise stddevs
@@ -512,6 +540,14 @@ struct stats_power {
 int stats_power_check(const struct stats_policy *p,
 		      const struct stats_set *good, const struct stats_set *bad,
 		      struct stats_power *out, struct sbuf *why);
+
+/*
+ * Do a and b measure the same level? Their robust locations (Huber, scale
+ * from the pooled MAD) differ by at most z standard errors of the pooled
+ * robust noise. False when either has fewer than 2 runs.
+ */
+bool stats_same_level(const struct stats_set *a, const struct stats_set *b,
+		      double z);
 
 /*
  * A multi-step regression: how much of the good -> bad change does the

@@ -34,7 +34,8 @@
  * by lkp's change rule against the good anchor, no confirmation.
  *
  * Printed per row: right culprits (or false reports for null histories),
- * the mean confidence stated with the culprits named, weak steps, runs
+ * the share of the culprits named that are right and the mean confidence
+ * stated with them (calibration: the two should agree), weak steps, runs
  * and builds per bisection, and the same for the baseline; then where the
  * runs go (endpoint check, candidates, anchors re-measured during the
  * steps, confirmation), the drops (unconfirmed culprits and contradicting
@@ -246,13 +247,17 @@ static void debug(const struct world *w, const struct session_mem *m,
 	}
 	if (out->status == SESSION_FOUND &&
 	    session_mem_commit(m, out->culprit) != w->culprit)
-		printf("WRONG CULPRIT %s %.0f: %ld (true %ld) after %ld runs\n",
+		printf("WRONG CULPRIT %s %.0f: %ld (true %ld, first %ld, "
+		       "levels %.2f/%.2f) after %ld runs\n",
 		       shape_names[w->shape], w->effect,
 		       session_mem_commit(m, out->culprit), w->culprit,
-		       m->runs);
+		       w->first,
+		       level(w, session_mem_commit(m, out->parents[0])),
+		       level(w, session_mem_commit(m, out->culprit)), m->runs);
 	if ((out->status == SESSION_FOUND &&
 	     session_mem_commit(m, out->culprit) != w->culprit) ||
-	    getenv("SIM_STEPS"))
+	    getenv("SIM_STEPS") ||
+	    (getenv("SIM_INCONCL") && out->status == SESSION_INCONCLUSIVE))
 		for (i = 0; i < m->steps_nr; i++)
 			printf("  %s %ld %s %.300s\n", m->steps[i].kind,
 			       m->steps[i].commit ?
@@ -487,20 +492,24 @@ static void print_row(const char *shape, double effect, const struct tally *to,
 	double conf =
 		to->reported ? 100 * to->confidence / (double)to->reported : 0;
 
+	double named = to->reported ? 100.0 * (double)to->right /
+					      (double)to->reported :
+				      0;
+
 	if (effect > 0)
-		printf("%-9s %6.0f | %7.2f%% %7s %6.2f %5.2f %6.1f %6.1f | "
-		       "%7.2f%% %6.1f %6.1f\n",
-		       shape, effect, 100.0 * (double)to->right / n, "", conf,
-		       (double)to->weak_steps / n, to->runs / n, to->builds / n,
-		       100.0 * (double)tb->right / nb, tb->runs / nb,
-		       tb->builds / nb);
+		printf("%-9s %6.0f | %7.2f%% %7s %6.2f%% %6.2f %5.2f %6.1f "
+		       "%6.1f | %7.2f%% %6.1f %6.1f\n",
+		       shape, effect, 100.0 * (double)to->right / n, "", named,
+		       conf, (double)to->weak_steps / n, to->runs / n,
+		       to->builds / n, 100.0 * (double)tb->right / nb,
+		       tb->runs / nb, tb->builds / nb);
 	else
-		printf("%-9s %6s | %8s %6.2f%% %6s %5.2f %6.1f %6.1f | "
+		printf("%-9s %6s | %8s %6.2f%% %7s %6s %5.2f %6.1f %6.1f | "
 		       "%6.2f%%F %6.1f %6.1f\n",
 		       shape, "null", "", 100.0 * (double)to->reported / n, "",
-		       (double)to->weak_steps / n, to->runs / n, to->builds / n,
-		       100.0 * (double)tb->reported / nb, tb->runs / nb,
-		       tb->builds / nb);
+		       "", (double)to->weak_steps / n, to->runs / n,
+		       to->builds / n, 100.0 * (double)tb->reported / nb,
+		       tb->runs / nb, tb->builds / nb);
 }
 
 /* where the runs go, and the time the bisection takes */
@@ -678,12 +687,12 @@ int main(int argc, char **argv)
 	       "culprits\n\n",
 	       N, rb_bisect_estimate_steps((uint32_t)N) + 1, trials,
 	       100 * pol.budget);
-	printf("%-9s %6s | %8s %7s %6s %5s %6s %6s | %8s %6s %6s\n", "noise",
-	       "change", "right", "false", "stated", "weak", "runs", "builds",
-	       "lkp-right", "runs", "builds");
-	printf("%-9s %6s | %8s %7s %6s %5s %6s %6s | %8s %6s %6s\n", "", "(sd)",
-	       "culprit", "report", "conf%", "steps", "", "", "culprit", "",
-	       "");
+	printf("%-9s %6s | %8s %7s %7s %6s %5s %6s %6s | %8s %6s %6s\n",
+	       "noise", "change", "right", "false", "named", "stated", "weak",
+	       "runs", "builds", "lkp-right", "runs", "builds");
+	printf("%-9s %6s | %8s %7s %7s %6s %5s %6s %6s | %8s %6s %6s\n", "",
+	       "(sd)", "culprit", "report", "right", "conf%", "steps", "", "",
+	       "culprit", "", "");
 	for (s = 0; s < NSHAPES; s++) {
 		if (!(shape_mask & (1L << s)))
 			continue;

@@ -656,10 +656,10 @@ Test(stats, runs_needed_falls_with_the_effect)
 }
 
 /*
- * The confirmation: the expected verdict may come from one run (at
- * confirm_alpha), the other one needs min_runs runs and the step's bound.
+ * The confirmation: the expected verdict needs the bound of confirm_alpha,
+ * the other one the step's bound; both min_runs runs.
  */
-Test(stats, confirm_verdict_is_quick_to_agree_and_slow_to_refute)
+Test(stats, confirm_verdict_needs_two_runs_and_is_slow_to_refute)
 {
 	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
 	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
@@ -674,10 +674,12 @@ Test(stats, confirm_verdict_is_quick_to_agree_and_slow_to_refute)
 	stats_policy_init(&p);
 	p.direction = 1;
 	set_of(&sc, one, 1);
+	/* one run far beyond the threshold does not confirm alone (it
+	 * could be an outlier at the other anchor's level) */
 	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_GOOD, &st,
 					   &why),
 		     0);
-	cr_assert_eq(st.verdict, STATS_GOOD, "%s", why.buf);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE, "%s", why.buf);
 	/* one good-like run does not refute an expected bad verdict */
 	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_BAD, &st,
 					   NULL),
@@ -688,8 +690,12 @@ Test(stats, confirm_verdict_is_quick_to_agree_and_slow_to_refute)
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
 	cr_assert_eq(st.verdict, STATS_NEED_MORE);
 	stats_set_release(&sc);
-	/* two do */
+	/* two do: they confirm a good commit, refute a bad one */
 	set_of(&sc, two, 2);
+	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_GOOD, &st,
+					   NULL),
+		     0);
+	cr_assert_eq(st.verdict, STATS_GOOD);
 	cr_assert_eq(stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_BAD, &st,
 					   NULL),
 		     0);
@@ -1326,4 +1332,54 @@ Test(stats, share_of_a_two_step_change)
 	cr_assert(NEAR(mean, 2.0 / 3, 0.01), "%g", mean);
 	cr_assert_geq((double)covered / (double)n, 0.93, "%ld", covered);
 	cr_assert_leq((double)covered / (double)n, 0.97, "%ld", covered);
+}
+
+/*
+ * Does the culprit hold a change? Parent and culprit at the anchors'
+ * levels: yes, from 2 runs each; both at the same level between the
+ * anchors (a change in several steps): no, refuted.
+ */
+Test(stats, change_verdict_tells_a_change_from_none)
+{
+	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
+	static const double pg[] = { 100.3, 99.6 }, cb[] = { 90.2, 89.7 };
+	static const double m1[] = { 95.4, 94.8, 95.1 },
+			    m2[] = { 95.2, 94.9, 95.0 };
+	struct stats_set sg, sb, sp, sc;
+	struct stats_policy p;
+	struct stats_step st;
+	struct sbuf why = SBUF_INIT;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	stats_policy_init(&p);
+	p.direction = 1;
+	set_of(&sp, pg, 1);
+	set_of(&sc, cb, 1);
+	/* one run each: not yet */
+	cr_assert_eq(stats_change_verdict(&p, &sg, &sb, &sp, &sc, &st, NULL),
+		     0);
+	cr_assert_eq(st.verdict, STATS_NEED_MORE);
+	stats_set_release(&sp);
+	stats_set_release(&sc);
+	set_of(&sp, pg, 2);
+	set_of(&sc, cb, 2);
+	cr_assert_eq(stats_change_verdict(&p, &sg, &sb, &sp, &sc, &st, &why),
+		     0);
+	cr_assert_eq(st.verdict, STATS_BAD, "%s", why.buf);
+	cr_assert(rb_starts_with(why.buf, "change confirmed"), "%s", why.buf);
+	stats_set_release(&sp);
+	stats_set_release(&sc);
+	set_of(&sp, m1, 3);
+	set_of(&sc, m2, 3);
+	sbuf_reset(&why);
+	cr_assert_eq(stats_change_verdict(&p, &sg, &sb, &sp, &sc, &st, &why),
+		     0);
+	cr_assert_eq(st.verdict, STATS_GOOD, "%s", why.buf);
+	sbuf_release(&why);
+	stats_set_release(&sg);
+	stats_set_release(&sb);
+	stats_set_release(&sp);
+	stats_set_release(&sc);
 }
