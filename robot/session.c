@@ -868,6 +868,20 @@ static int confirm_start(struct sess *s, const char *culprit, int host,
 	return r;
 }
 
+/* One run of commit for the confirmation on host: it must measure. */
+static int confirm_run(struct sess *s, int host, const char *commit)
+{
+	struct session_result res;
+
+	if (start(s, host, commit, ROLE_CAND, -1) < 0 || wait_one(s, &res) < 0)
+		return -1;
+	if (unmeasured(&res))
+		return rb_error("%.12s cannot be measured for the "
+				"confirmation: %s",
+				res.commit, res.why);
+	return 0;
+}
+
 /*
  * Decide each member again on its fresh runs on host (after run id
  * `after`), interleaved, asking for anchor runs when the verdict does;
@@ -880,7 +894,6 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 {
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 fresh = STATS_SET_INIT;
-	struct session_result res;
 	size_t k, left = 1;
 	int ret = -1;
 
@@ -935,15 +948,8 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 			} else {
 				run = c->hex;
 			}
-			if (start(s, host, run, ROLE_CAND, -1) < 0 ||
-			    wait_one(s, &res) < 0)
+			if (confirm_run(s, host, run) < 0)
 				goto out;
-			if (unmeasured(&res)) {
-				rb_error("%.12s cannot be measured for the "
-					 "confirmation: %s",
-					 res.commit, res.why);
-				goto out;
-			}
 		}
 	}
 	ret = 0;
@@ -966,9 +972,8 @@ static int confirm_change(struct sess *s, const char *parent,
 {
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
-	struct session_result res;
 	struct stats_step v;
-	int ret = -1, k;
+	int ret = -1;
 
 	for (;;) {
 		sbuf_reset(why);
@@ -981,19 +986,9 @@ static int confirm_change(struct sess *s, const char *parent,
 			goto out;
 		if (v.verdict != STATS_NEED_MORE)
 			break;
-		for (k = 0; k < 2; k++) {
-			const char *c = k ? culprit : parent;
-
-			if (start(s, host, c, ROLE_CAND, -1) < 0 ||
-			    wait_one(s, &res) < 0)
-				goto out;
-			if (unmeasured(&res)) {
-				rb_error("%.12s cannot be measured for the "
-					 "confirmation: %s",
-					 res.commit, res.why);
-				goto out;
-			}
-		}
+		if (confirm_run(s, host, parent) < 0 ||
+		    confirm_run(s, host, culprit) < 0)
+			goto out;
 	}
 	*refuted = v.verdict != STATS_BAD;
 	if (*refuted)

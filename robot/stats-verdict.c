@@ -996,6 +996,37 @@ static double llr(const struct step_ctx *c, const double *adj, size_t n)
 }
 
 /*
+ * A step's start: *out cleared, the anchors (2 runs each at least) fitted
+ * into a new fit (freed by the caller, with *o), or NULL (rb_error).
+ */
+static struct fit *step_start(const struct stats_policy *p,
+			      const struct stats_set *good,
+			      const struct stats_set *bad,
+			      struct stats_step *out, struct obs **o,
+			      size_t *na)
+{
+	struct fit *f;
+
+	memset(out, 0, sizeof(*out));
+	out->anchor_host = -1;
+	out->lean = STATS_GOOD;
+	*o = NULL;
+	if (good->nr < 2 || bad->nr < 2) {
+		rb_error("the anchors need 2 runs each, got %zu (good) and "
+			 "%zu (bad)",
+			 good->nr, bad->nr);
+		return NULL;
+	}
+	f = xmalloc(sizeof(*f));
+	*na = collect_anchors(o, good, bad);
+	if (fit_anchors(f, p, *o, *na, false)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/*
  * The step verdict (expect NEED_MORE: both bounds at the step alpha) and
  * the confirmation's re-decision (expect GOOD or BAD: that side's bound at
  * confirm_alpha, the other at the step alpha).
@@ -1015,17 +1046,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	int ret = -1, need_host = -1, cand_host = 0;
 	struct resid res = { 0 };
 
-	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	out->anchor_host = -1;
-	out->lean = STATS_GOOD;
-	if (good->nr < 2 || bad->nr < 2)
-		return rb_error("the anchors need 2 runs each, got %zu (good) "
-				"and %zu (bad)",
-				good->nr, bad->nr);
-	f = xmalloc(sizeof(*f));
-	na = collect_anchors(&o, good, bad);
-	if (fit_anchors(f, p, o, na, false))
+	f = step_start(p, good, bad, out, &o, &na);
+	if (!f)
 		goto done;
 
 	adj = xmalloc((n ? n : 1) * sizeof(*adj));
@@ -1146,16 +1169,8 @@ int stats_change_verdict(const struct stats_policy *p,
 	double *tmp = NULL;
 	int ret = -1;
 
-	memset(out, 0, sizeof(*out));
-	out->anchor_host = -1;
-	out->lean = STATS_GOOD;
-	if (good->nr < 2 || bad->nr < 2)
-		return rb_error("the anchors need 2 runs each, got %zu (good) "
-				"and %zu (bad)",
-				good->nr, bad->nr);
-	f = xmalloc(sizeof(*f));
-	na = collect_anchors(&o, good, bad);
-	if (fit_anchors(f, p, o, na, false))
+	f = step_start(p, good, bad, out, &o, &na);
+	if (!f)
 		goto done;
 	sigma2 = pooled_var(f, o, na, &p->noise, NULL, 0, &df, &res);
 	sigma = sqrt(sigma2);
