@@ -775,7 +775,8 @@ static int draft(struct ctx *c, int64_t bisection_id,
 		"The whole bisection spends at most a 1% chance of a wrong "
 		"culprit, split over its steps; each step ran until a "
 		"sequential test decided. The culprit was then measured "
-		"again against its parent, interleaved on one machine.";
+		"again against its parent, interleaved on one machine, and "
+		"had to show a change of its own.";
 	cmd = command_line(c, bisection_id, rec.culprit);
 	r.reproduce = cmd;
 	if (rb_report_render(&mail, &r) < 0)
