@@ -656,23 +656,34 @@ Test(stats, runs_needed_falls_with_the_effect)
 }
 
 /*
+ * Anchors 100 (good) and 90 (bad), 6 runs each with a spread of 0.7, and
+ * the default policy for a higher-is-better stat.
+ */
+static void anchors_100_90(struct stats_set *sg, struct stats_set *sb,
+			   struct stats_policy *p)
+{
+	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
+
+	set_of(sg, g, 6);
+	set_of(sb, b, 6);
+	stats_policy_init(p);
+	p->direction = 1;
+}
+
+/*
  * The confirmation: the expected verdict needs the bound of confirm_alpha,
  * the other one the step's bound; both min_runs runs.
  */
 Test(stats, confirm_verdict_needs_two_runs_and_is_slow_to_refute)
 {
-	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
-	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
 	static const double one[] = { 100.2 }, two[] = { 100.2, 99.8 };
 	struct stats_set sg, sb, sc;
 	struct stats_policy p;
 	struct stats_step st;
 	struct sbuf why = SBUF_INIT;
 
-	set_of(&sg, g, 6);
-	set_of(&sb, b, 6);
-	stats_policy_init(&p);
-	p.direction = 1;
+	anchors_100_90(&sg, &sb, &p);
 	set_of(&sc, one, 1);
 	/* one run far beyond the threshold does not confirm alone (it
 	 * could be an outlier at the other anchor's level) */
@@ -716,18 +727,13 @@ Test(stats, confirm_verdict_needs_two_runs_and_is_slow_to_refute)
  */
 Test(stats, a_verdict_far_beyond_the_bound_is_sure)
 {
-	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
-	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
 	static const double far[] = { 90.2, 89.8 };
 	static const double near[] = { 94.5, 94.6 };
 	struct stats_set sg, sb, sc;
 	struct stats_policy p;
 	struct stats_step st;
 
-	set_of(&sg, g, 6);
-	set_of(&sb, b, 6);
-	stats_policy_init(&p);
-	p.direction = 1;
+	anchors_100_90(&sg, &sb, &p);
 	set_of(&sc, far, 2);
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
 	cr_assert_eq(st.verdict, STATS_BAD);
@@ -1341,8 +1347,6 @@ Test(stats, share_of_a_two_step_change)
  */
 Test(stats, change_verdict_tells_a_change_from_none)
 {
-	static const double g[] = { 100, 101, 99, 100.5, 99.5, 100 };
-	static const double b[] = { 90, 91, 89, 90.5, 89.5, 90 };
 	static const double pg[] = { 100.3, 99.6 }, cb[] = { 90.2, 89.7 };
 	static const double m1[] = { 95.4, 94.8, 95.1 },
 			    m2[] = { 95.2, 94.9, 95.0 };
@@ -1351,10 +1355,7 @@ Test(stats, change_verdict_tells_a_change_from_none)
 	struct stats_step st;
 	struct sbuf why = SBUF_INIT;
 
-	set_of(&sg, g, 6);
-	set_of(&sb, b, 6);
-	stats_policy_init(&p);
-	p.direction = 1;
+	anchors_100_90(&sg, &sb, &p);
 	set_of(&sp, pg, 1);
 	set_of(&sc, cb, 1);
 	/* one run each: not yet */
