@@ -594,11 +594,21 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 }
 
 /* The tested commits of the result (anchors left out), for the mail. */
-/* The share of the change the culprit accounts for (result "share"). */
-static void draft_share(json_t *res, struct rb_report *r)
+/*
+ * How sure the result is: the confidence and why, and the share of the
+ * change the culprit accounts for (result "share").
+ */
+static void draft_evidence(json_t *res, struct rb_report *r)
 {
 	json_t *sh = json_object_get(res, "share");
 
+	r->confidence = json_number_value(json_object_get(res, "confidence"));
+	r->confidence_note =
+		"The whole bisection spends at most a 1% chance of a wrong "
+		"culprit, split over its steps; each step ran until a "
+		"sequential test decided. The culprit was then measured "
+		"again against its parent, interleaved on one machine, and "
+		"had to show a change of its own.";
 	r->has_share = json_is_object(sh);
 	if (!r->has_share)
 		return;
@@ -769,14 +779,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	r.spread_kind = RB_SPREAD_STDDEV;
 	r.steps = rs;
 	r.steps_nr = n;
-	draft_share(res, &r);
-	r.confidence = json_number_value(json_object_get(res, "confidence"));
-	r.confidence_note =
-		"The whole bisection spends at most a 1% chance of a wrong "
-		"culprit, split over its steps; each step ran until a "
-		"sequential test decided. The culprit was then measured "
-		"again against its parent, interleaved on one machine, and "
-		"had to show a change of its own.";
+	draft_evidence(res, &r);
 	cmd = command_line(c, bisection_id, rec.culprit);
 	r.reproduce = cmd;
 	if (rb_report_render(&mail, &r) < 0)

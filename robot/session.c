@@ -74,7 +74,6 @@ struct sess {
 	struct svec fresh_hex;
 	int64_t *fresh_after;
 	size_t fresh_alloc;
-	int64_t confirm_after; /* the last confirmation's fresh runs */
 	unsigned decided; /* steps decided good or bad */
 	unsigned round_decided; /* verdicts in so far in this round */
 	unsigned rounds;
@@ -1081,24 +1080,24 @@ out:
  * alone (a few runs, some of them maybe outliers) would otherwise carry a
  * culprit at either end of the range, which is where the bisection of a
  * history without a change ends when that check was wrong. The change
- * parent -> culprit
- * (regression detection on all their runs) goes to detail (JSON) and why.
+ * parent -> culprit (regression detection on all their runs) goes to
+ * detail (JSON) and why; *after gets the run id after which the runs are
+ * the confirmation's.
  */
 static int confirm(struct sess *s, const char *culprit,
 		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
-		   bool *confirmed, struct sbuf *detail, struct sbuf *why)
+		   bool *confirmed, int64_t *after, struct sbuf *detail,
+		   struct sbuf *why)
 {
 	struct member *m = xcalloc(np + 1, sizeof(*m));
 	struct sbuf verdicts = SBUF_INIT;
-	int64_t after;
 	int host = 0, ret = -1;
 	bool refuted;
 	size_t k;
 
 	*confirmed = false;
-	if (confirm_start(s, culprit, host, &after) < 0)
+	if (confirm_start(s, culprit, host, after) < 0)
 		goto out;
-	s->confirm_after = after;
 	for (k = 0; k < np; k++) {
 		m[k].hex = parents[k];
 		m[k].expect = STATS_GOOD;
@@ -1107,15 +1106,15 @@ static int confirm(struct sess *s, const char *culprit,
 	m[np].expect = STATS_BAD;
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
-	if (confirm_members(s, m, np + 1, host, after, &refuted, &verdicts,
+	if (confirm_members(s, m, np + 1, host, *after, &refuted, &verdicts,
 			    why) < 0)
 		goto out;
 	if (!refuted && np &&
-	    confirm_change(s, parents[0], culprit, host, after, &refuted, why) <
-		    0)
+	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
+			   why) < 0)
 		goto out;
 	*confirmed = !refuted;
-	ret = confirm_numbers(s, culprit, parents, np, host, after,
+	ret = confirm_numbers(s, culprit, parents, np, host, *after,
 			      verdicts.buf, detail, why);
 out:
 	free(m);
@@ -1251,7 +1250,8 @@ static int restart(struct sess *s)
  * strong, which overstates their difference); all their runs when fresh
  * ones are too few. None when a set has fewer than 2 runs.
  */
-static int culprit_share(struct sess *s, struct session_outcome_info *out)
+static int culprit_share(struct sess *s, int64_t after,
+			 struct session_outcome_info *out)
 {
 	struct stats_set g = STATS_SET_INIT, p = STATS_SET_INIT,
 			 c = STATS_SET_INIT, b = STATS_SET_INIT;
@@ -1263,8 +1263,8 @@ static int culprit_share(struct sess *s, struct session_outcome_info *out)
 		return 0;
 	if (load_set(s, s->good_hex, &g, -1, 0) < 0 ||
 	    load_set(s, s->bad_hex, &b, -1, 0) < 0 ||
-	    load_set(s, out->parents[0], &p, s->confirm_after, -1) < 0 ||
-	    load_set(s, out->culprit, &c, s->confirm_after, -1) < 0)
+	    load_set(s, out->parents[0], &p, after, -1) < 0 ||
+	    load_set(s, out->culprit, &c, after, -1) < 0)
 		goto out;
 	if ((p.nr < 2 || c.nr < 2) &&
 	    (load_set(s, out->parents[0], &p, -1, 0) < 0 ||
@@ -1315,6 +1315,7 @@ static int found(struct sess *s, uint32_t pick,
 	struct sbuf why = SBUF_INIT, detail = SBUF_INIT, drop = SBUF_INIT;
 	size_t i, np;
 	bool ok = true;
+	int64_t after = -1;
 	int ret = -1;
 
 	*done = false;
@@ -1322,8 +1323,8 @@ static int found(struct sess *s, uint32_t pick,
 		goto out;
 	np = out->parents_nr;
 	/* a root commit has nothing to compare with */
-	if (np &&
-	    confirm(s, out->culprit, out->parents, np, &ok, &detail, &why) < 0)
+	if (np && confirm(s, out->culprit, out->parents, np, &ok, &after,
+			  &detail, &why) < 0)
 		goto out;
 	if (ok) {
 		if (step(s, "confirmed", out->culprit, NULL, NULL, detail.buf) <
@@ -1335,7 +1336,7 @@ static int found(struct sess *s, uint32_t pick,
 			1 - RB_MIN(1, s->decided *
 					      stats_policy_step_alpha(&s->pol) *
 					      s->pol.confirm_alpha);
-		if (culprit_share(s, out) < 0)
+		if (culprit_share(s, after, out) < 0)
 			goto out;
 		snprintf(out->message, sizeof(out->message), "confirmed: %s",
 			 why.buf);

@@ -694,6 +694,13 @@ static double run_evidence(const struct step_ctx *c, double scale, double d,
 	return clamp(scale * d, -RB_MIN(c->c_dn, cap), RB_MIN(c->c_up, cap));
 }
 
+/* Huber's clip at a scale: a run clip_sd noise sd beyond the far anchor */
+static double far_clip(const struct step_ctx *c, const struct stats_policy *p,
+		       double scale)
+{
+	return scale * (RB_MAX(c->dg, c->db) + p->clip_sd * sqrt(c->sigma2));
+}
+
 /*
  * The evidence of n adjusted runs for a stricter bound A0: w' shrunk for
  * A0, each run's evidence as run_evidence, and never above cap.
@@ -712,9 +719,7 @@ static double evidence(const struct step_ctx *c, const struct stats_policy *p,
 		if (c->sigma2 > 0)
 			w_eff = shrink_w(c->w, c->vw, A0);
 		scale = 2 * w_eff / var;
-		cap = RB_MIN(scale * (RB_MAX(c->dg, c->db) +
-				      p->clip_sd * sqrt(c->sigma2)),
-			     cap);
+		cap = RB_MIN(far_clip(c, p, scale), cap);
 	}
 	for (i = 0; i < n; i++)
 		S += run_evidence(c, scale, c->o * (adj[i] - c->T), cap);
@@ -773,12 +778,12 @@ static double adjust(const struct fit *f, const struct stats_set *cand,
 
 /*
  * Undecided: Wald's estimate of the runs still needed to reach the bound
- * A (from evidence S), at least to the minimum runs min; anchor runs
+ * A (from evidence S), at least to min_runs; anchor runs
  * first when they buy more than candidate runs.
  */
 static void more_runs(const struct stats_policy *p, const struct step_ctx *c,
 		      const struct stats_set *good, const struct stats_set *bad,
-		      size_t n, double A, double S, unsigned min, int cand_host,
+		      size_t n, double A, double S, int cand_host,
 		      struct stats_step *out)
 {
 	unsigned more = 1;
@@ -806,8 +811,8 @@ static void more_runs(const struct stats_policy *p, const struct step_ctx *c,
 		more = (unsigned)clamp(ceil((A - fabs(S)) / m), 1,
 				       (double)(p->max_runs - n));
 	}
-	if (n + more < min)
-		more = min - (unsigned)n;
+	if (n + more < p->min_runs)
+		more = p->min_runs - (unsigned)n;
 	out->more_runs = more;
 }
 
@@ -973,9 +978,7 @@ static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 		c->A = RB_MAX(c->A - SIEGMUND_RHO * theta, c->A / 2);
 		*A_bad = RB_MAX(*A_bad - SIEGMUND_RHO * theta, *A_bad / 2);
 		*A_good = RB_MAX(*A_good - SIEGMUND_RHO * theta, *A_good / 2);
-		c->c = RB_MIN(c->scale * (RB_MAX(c->dg, c->db) +
-					  p->clip_sd * sqrt(c->sigma2)),
-			      c->A);
+		c->c = RB_MIN(far_clip(c, p, c->scale), c->A);
 		c->far = RB_MAX(c->dg, c->db) + OUTLIER_R * sqrt(c->sigma2);
 		c->c_up = contam_clip(
 			contam_share(res, c->o, 1, c->dg + c->far), theta);
@@ -1099,7 +1102,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	} else {
 		out->verdict = STATS_NEED_MORE;
 		more_runs(p, &c, good, bad, n, S > 0 ? A_bad : A_good, S,
-			  p->min_runs, cand_host, out);
+			  cand_host, out);
 	}
 	/*
 	 * Evidence enough for alpha x confirm_alpha too (Ville: a likelihood
@@ -1165,7 +1168,7 @@ int stats_change_verdict(const struct stats_policy *p,
 	struct obs *o = NULL;
 	struct resid res = { 0 };
 	size_t na;
-	double sigma2, df, sigma, o_dir, delta, D, q, llr, A, B, tmp_lp, tmp_lc;
+	double sigma2, df, sigma, o_dir, delta, D, q, llr, A, B, lp, lc;
 	double *tmp = NULL;
 	int ret = -1;
 
@@ -1186,12 +1189,12 @@ int stats_change_verdict(const struct stats_policy *p,
 		goto done;
 	}
 	tmp = xmalloc((parent->nr + culprit->nr) * sizeof(*tmp));
-	tmp_lp = huber_loc(parent->v, parent->nr, sigma, tmp);
-	tmp_lc = huber_loc(culprit->v, culprit->nr, sigma, tmp);
-	D = o_dir * (tmp_lc - tmp_lp);
+	lp = huber_loc(parent->v, parent->nr, sigma, tmp);
+	lc = huber_loc(culprit->v, culprit->nr, sigma, tmp);
+	D = o_dir * (lc - lp);
 	q = 1 / (double)parent->nr + 1 / (double)culprit->nr;
-	out->cand_mean = tmp_lc;
-	out->threshold = tmp_lp;
+	out->cand_mean = lc;
+	out->threshold = lp;
 	if (!(sigma > 0)) {
 		llr = D > 0 ? INFINITY : -INFINITY;
 	} else {
@@ -1221,7 +1224,7 @@ int stats_change_verdict(const struct stats_policy *p,
 			  out->verdict == STATS_GOOD ? "refuted" :
 			  out->verdict == STATS_WEAK ? "not shown" :
 						       "undecided",
-			  tmp_lp, parent->nr, tmp_lc, culprit->nr, sigma, llr,
+			  lp, parent->nr, lc, culprit->nr, sigma, llr,
 			  llr > 0 ? A : -B);
 	ret = 0;
 done:

@@ -51,8 +51,13 @@
  * SIM_DRIFT (sd per run, 1/60), SIM_DRIFT_MODE (0 off, 1 auto, 2 on),
  * SIM_DRIFT_SD (the policy's drift_sd), SIM_MIN_RUNS, SIM_ANCHOR_MAX,
  * SIM_ANCHOR_MIN, SIM_ENDPOINT_ALPHA, SIM_CONFIRM_ALPHA, SIM_BUDGET,
- * SIM_HOSTS (hosts of the hosts model, 3), SIM_DEBUG (print every wrong
- * step with its evidence, every refused endpoint and every wrong culprit).
+ * SIM_POOL (0: decided commits do not join the anchors' runs),
+ * SIM_ENDPOINT_EFFECT, SIM_ENDPOINT_BETA, SIM_HOSTS (hosts of the hosts
+ * model, 3); with SIM_DEBUG every wrong step with its evidence, every
+ * refused endpoint (with the anchors' runs) and every wrong culprit (with
+ * its steps) is printed, and SIM_STEPS (every bisection's steps),
+ * SIM_INCONCL (the steps of inconclusive ones) and SIM_SHARE (every stated
+ * share) print more.
  */
 #include <math.h>
 
