@@ -428,32 +428,34 @@ static int parse_elapsed(const char *s, double *out)
 	return 0;
 }
 
+/* `time -v`'s labels and lkp's names for them */
+static const struct {
+	const char *label, *stat;
+} time_v_map[] = {
+	{ "User time (seconds)", "time.user_time" },
+	{ "System time (seconds)", "time.system_time" },
+	{ "Percent of CPU this job got",
+	  "time.percent_of_cpu_this_job_got" },
+	{ "Elapsed (wall clock) time (h:mm:ss or m:ss)",
+	  "time.elapsed_time" },
+	{ "Maximum resident set size (kbytes)",
+	  "time.maximum_resident_set_size" },
+	{ "Major (requiring I/O) page faults",
+	  "time.major_page_faults" },
+	{ "Minor (reclaiming a frame) page faults",
+	  "time.minor_page_faults" },
+	{ "Voluntary context switches",
+	  "time.voluntary_context_switches" },
+	{ "Involuntary context switches",
+	  "time.involuntary_context_switches" },
+	{ "File system inputs", "time.file_system_inputs" },
+	{ "File system outputs", "time.file_system_outputs" },
+	{ "Page size (bytes)", "time.page_size" },
+	{ "Exit status", "time.exit_status" },
+};
+
 int time_v_parse(const char *buf, struct statset *out, struct svec *dropped)
 {
-	static const struct {
-		const char *label, *stat;
-	} map[] = {
-		{ "User time (seconds)", "time.user_time" },
-		{ "System time (seconds)", "time.system_time" },
-		{ "Percent of CPU this job got",
-		  "time.percent_of_cpu_this_job_got" },
-		{ "Elapsed (wall clock) time (h:mm:ss or m:ss)",
-		  "time.elapsed_time" },
-		{ "Maximum resident set size (kbytes)",
-		  "time.maximum_resident_set_size" },
-		{ "Major (requiring I/O) page faults",
-		  "time.major_page_faults" },
-		{ "Minor (reclaiming a frame) page faults",
-		  "time.minor_page_faults" },
-		{ "Voluntary context switches",
-		  "time.voluntary_context_switches" },
-		{ "Involuntary context switches",
-		  "time.involuntary_context_switches" },
-		{ "File system inputs", "time.file_system_inputs" },
-		{ "File system outputs", "time.file_system_outputs" },
-		{ "Page size (bytes)", "time.page_size" },
-		{ "Exit status", "time.exit_status" },
-	};
 	char *copy = xstrdup(buf), *save = NULL, *line;
 	int found = 0;
 	size_t i;
@@ -470,17 +472,17 @@ int time_v_parse(const char *buf, struct statset *out, struct svec *dropped)
 		if (!colon)
 			continue;
 		*colon = '\0';
-		for (i = 0; i < RB_ARRAY_SIZE(map); i++) {
-			if (strcmp(line, map[i].label))
+		for (i = 0; i < RB_ARRAY_SIZE(time_v_map); i++) {
+			if (strcmp(line, time_v_map[i].label))
 				continue;
 			if (i == 3) {
 				if (parse_elapsed(colon + 1, &v) < 0)
 					break;
-				put(out, dropped, map[i].stat, v);
+				put(out, dropped, time_v_map[i].stat, v);
 				put(out, dropped, "time.elapsed_time.max", v);
 			} else {
 				v = strtod(colon + 1, NULL);
-				put(out, dropped, map[i].stat, v);
+				put(out, dropped, time_v_map[i].stat, v);
 			}
 			found++;
 			break;
@@ -650,6 +652,31 @@ static char *stressng_headline(const struct job *job)
 			    dflt(kvlist_get(&job->opts, "class"), "unknown")));
 }
 
+/*
+ * What every run of the job carries (the stressor's bogo ops and pass/fail
+ * rows, `time -v`'s) and the prefix of the stressor's own metrics, which
+ * depend on the stressor and the stress-ng version (any stressor's for a
+ * class job). Full names.
+ */
+static void stressng_stat_names(const struct job *job, struct svec *known,
+				struct svec *families)
+{
+	static const char *const rows[] = { "ops", "ops_per_sec",
+					    "usr_sys_ops_per_sec", "pass",
+					    "fail" };
+	size_t i;
+
+	for (i = 0; job->test && i < RB_ARRAY_SIZE(rows); i++)
+		svec_pushf(known, "stress-ng.%s.%s", job->test, rows[i]);
+	for (i = 0; i < RB_ARRAY_SIZE(time_v_map); i++)
+		svec_pushf(known, "stress-ng.%s", time_v_map[i].stat);
+	svec_push(known, "stress-ng.time.elapsed_time.max");
+	if (job->test)
+		svec_pushf(families, "stress-ng.%s.", job->test);
+	else
+		svec_push(families, "stress-ng.");
+}
+
 static const char *const stressng_outputs[] = { "stress-ng.yaml", NULL };
 
 const struct payload_ops payload_stressng = {
@@ -663,4 +690,5 @@ const struct payload_ops payload_stressng = {
 	.parse = stressng_parse,
 	.error = stressng_error,
 	.headline = stressng_headline,
+	.stat_names = stressng_stat_names,
 };

@@ -37,11 +37,27 @@ struct payload_ops {
 	char *(*error)(const char *err, int rc);
 	/* the job's headline stat ("stress-ng.mmap.ops_per_sec") */
 	char *(*headline)(const struct job *job);
+	/* the stats (full names) every run of the job has, and the prefixes
+	 * of those that depend on the test or the tool's version */
+	void (*stat_names)(const struct job *job, struct svec *known,
+			   struct svec *families);
 };
 
 extern const struct payload_ops payload_stressng;
 /* The payload called name (NULL or "": stress-ng), or NULL with an error. */
 const struct payload_ops *payload_find(const char *name);
+
+/*
+ * Can the job's runs carry the stat `metric` (the payload's, `time -v`'s
+ * or a monitor's)? seen: the stats the store holds for earlier runs of the
+ * job (may be empty). 1 yes, 0 unknown until a run shows it (a name of
+ * the test's own metrics or a monitor's /proc field the store has not
+ * seen), -1 no, with one line: the name is close to a known one ("did you
+ * mean"), outside every family, or a metric of the test that none of the
+ * job's stored runs has.
+ */
+int payload_metric_check(const struct job *job, const char *metric,
+			 const struct svec *seen);
 
 /*
  * stress-ng output parsing, into lkp stat names (reference/lkp-tests.md

@@ -22,6 +22,7 @@
 #include "sbuf.h"
 #include "stats.h"
 #include "store.h"
+#include "workdir.h"
 #include "svec.h"
 
 /* "Name <email>" or "email" into an address (pointing into s). */
@@ -392,9 +393,16 @@ static json_t *draft_load(struct ctx *c, int64_t bisection_id,
 		return NULL;
 	}
 	if (strcmp(rec->status, "found") || !rec->culprit || !rec->result) {
-		rb_error("bisection %lld found no culprit (%s): nothing to "
+		const char *shown = bisection_rec_status(
+			rec, workdir_in_use(c->lab.workdir));
+
+		if (!strcmp(shown, "found"))
+			shown = "found, without its result";
+		rb_error("bisection %lld found no culprit (%s%s%s): nothing to "
 			 "report",
-			 (long long)bisection_id, rec->status);
+			 (long long)bisection_id, shown,
+			 rec->stop_reason ? ": " : "",
+			 rec->stop_reason ? rec->stop_reason : "");
 		return NULL;
 	}
 	res = json_loads(rec->result, 0, NULL);

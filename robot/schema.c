@@ -116,29 +116,6 @@ static int parse_bool(const char *s, bool *out)
 	return -1;
 }
 
-/* Levenshtein distance of two short strings (longer ones: far). */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t prev[65], cur[65];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = RB_MIN(sub, RB_MIN(del, ins));
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
-	}
-	return prev[lb];
-}
-
 const char *schema_suggest(const struct schema_row *table, const char *key)
 {
 	const char *best = NULL;
@@ -147,7 +124,7 @@ const char *schema_suggest(const struct schema_row *table, const char *key)
 	for (; table->name; table++) {
 		if (table->type == SCH_IGNORE)
 			continue;
-		d = distance(table->name, key);
+		d = rb_edit_distance(table->name, key);
 		if (d < best_d && d <= strlen(key) / 2 + 1) {
 			best_d = d;
 			best = table->name;

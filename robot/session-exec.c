@@ -53,6 +53,9 @@ static void result(struct worker *w, enum session_outcome o, int64_t run_id,
 	struct session_exec_real *x = w->x;
 	struct session_result *res;
 
+	/* a run a SIGINT cut short says nothing: the process is ending */
+	if (rb_stop_requested())
+		return;
 	pthread_mutex_lock(&x->mu);
 	res = &x->done[x->done_nr++];
 	memset(res, 0, sizeof(*res));
@@ -66,6 +69,30 @@ static void result(struct worker *w, enum session_outcome o, int64_t run_id,
 	pthread_mutex_unlock(&x->mu);
 }
 
+/*
+ * A metric that only a run could check (payload_metric_check) and that the
+ * run does not have: the bisection cannot go on (why: the line).
+ */
+static const char *no_metric(struct worker *w, const struct statset *stats,
+			     struct sbuf *why)
+{
+	const char **names = xcalloc(stats->nr + 1, sizeof(*names));
+	const char *hint;
+	size_t i;
+
+	for (i = 0; i < stats->nr; i++)
+		names[i] = stats->v[i].name;
+	hint = rb_suggest(w->x->metric, names, stats->nr);
+	sbuf_reset(why);
+	sbuf_addf(why, "unknown metric '%s': the run at %.12s has %zu stats, "
+		       "not this one",
+		  w->x->metric, w->task, stats->nr);
+	if (hint)
+		sbuf_addf(why, " (did you mean '%s'?)", hint);
+	free(names);
+	return why->buf;
+}
+
 /* One attempt of the measure path; the session applies the policy. */
 static void work(struct worker *w)
 {
@@ -76,13 +103,19 @@ static void work(struct worker *w)
 		[MEASURE_INFRA] = SESSION_RUN_INFRA,
 	};
 	struct measure_result res;
+	struct statset stats = STATSET_INIT;
 	struct sbuf why = SBUF_INIT;
 
-	if (measure_once(&w->m, w->task, &res, NULL, &why) < 0)
+	if (measure_once(&w->m, w->task, &res, &stats, &why) < 0)
 		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
+	else if (res.outcome == MEASURE_OK &&
+		 !statset_get(&stats, w->x->metric))
+		result(w, SESSION_RUN_BAD_INPUT, res.run_id,
+		       no_metric(w, &stats, &why));
 	else
 		result(w, of[res.outcome], res.run_id,
 		       res.outcome == MEASURE_OK ? NULL : why.buf);
+	statset_release(&stats);
 	sbuf_release(&why);
 }
 

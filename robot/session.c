@@ -81,6 +81,10 @@ struct sess {
 	double t0, run_time;
 	unsigned runs_seen;
 	struct sbuf line;
+	/* the phase the status line and the heartbeat name ("measuring the
+	 * endpoints"), NULL in the steps; when the last event was printed */
+	const char *phase;
+	double last_event;
 };
 
 const char *session_status_name(enum session_status s)
@@ -162,8 +166,28 @@ static void event(struct sess *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	rb_vnotice_to(f, s->cfg->tty, fmt, ap);
 	va_end(ap);
+	s->last_event = now(s);
 	status_line(s);
 	fflush(f);
+}
+
+/*
+ * A long phase (the endpoint check of a noisy metric, a step at its cap)
+ * says at least once a minute, as runs end, that it goes on and how far.
+ */
+#define HEARTBEAT_SECONDS 60.0
+
+static void heartbeat(struct sess *s, const struct session_result *res)
+{
+	if (!s->cfg->progress || now(s) - s->last_event < HEARTBEAT_SECONDS)
+		return;
+	if (s->phase)
+		event(s, "%s: %u runs so far, the last %.12s on %s", s->phase,
+		      s->runs_seen, res->commit, s->cfg->hosts[res->host]);
+	else
+		event(s, "step %u: %u runs so far, the last %.12s on %s",
+		      s->rounds, s->runs_seen, res->commit,
+		      s->cfg->hosts[res->host]);
 }
 
 /*
@@ -180,7 +204,9 @@ static void status_line(struct sess *s)
 	if (!f || !s->cfg->tty)
 		return;
 	sbuf_reset(&s->line);
-	if (s->b_ready) {
+	if (s->phase) {
+		sbuf_addstr(&s->line, s->phase);
+	} else if (s->b_ready) {
 		steps_left =
 			rb_bisect_estimate_steps(rb_bisect_candidates(&s->b));
 		sbuf_addf(&s->line, "step %u of about %u, %u candidates",
@@ -196,9 +222,11 @@ static void status_line(struct sess *s)
 	per_run = s->runs_seen ? s->run_time / s->runs_seen : 0;
 	eta = per_run * s->pol.max_runs / 4.0 * (steps_left + 1) /
 	      RB_MAX(1, s->cfg->nr_hosts);
-	if (per_run > 0)
+	if (per_run > 0 && !s->phase)
 		sbuf_addf(&s->line, ", ~%.0f min left", ceil(eta / 60));
-	fprintf(f, "%s", s->line.buf);
+	sbuf_addf(&s->line, ", %u runs", s->runs_seen);
+	/* erased and drawn again in place: never glued to what was there */
+	fprintf(f, "\r\033[K%s", s->line.buf);
 	fflush(f);
 }
 
@@ -375,6 +403,8 @@ static int wait_one(struct sess *s, struct session_result *res)
 		return -1;
 	hs = &s->hosts[res->host];
 	hs->busy = false;
+	if (res->outcome == SESSION_RUN_BAD_INPUT)
+		return rb_error("%s", res->why);
 	if (res->outcome == SESSION_RUN_INFRA) {
 		hs->infra++;
 		event(s, "%s: infrastructure failure at %.12s (%d of %d): %s",
@@ -393,6 +423,7 @@ static int wait_one(struct sess *s, struct session_result *res)
 	if (res->outcome == SESSION_RUN_OK) {
 		s->runs_seen++;
 		s->run_time += RB_MAX(0, now(s) - t);
+		heartbeat(s, res);
 	}
 	return 0;
 }
@@ -425,6 +456,7 @@ static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
 	struct sbuf detail = SBUF_INIT;
 	int h, ret = -1;
 
+	s->phase = "measuring the endpoints";
 	for (;;) {
 		bool busy = false;
 
@@ -492,6 +524,7 @@ static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
 	if (step(s, "endpoint", NULL, NULL,
 		 *reproduced ? "reproduced" : "not-reproduced", detail.buf) < 0)
 		goto out;
+	s->phase = NULL;
 	event(s, "%s: %s", s->cfg->metric, why->buf);
 	ret = 0;
 out:
@@ -1104,6 +1137,7 @@ static int confirm(struct sess *s, const char *culprit,
 	}
 	m[np].hex = culprit;
 	m[np].expect = STATS_BAD;
+	s->phase = "confirming the culprit";
 	event(s, "confirming %.12s against its parent%s on %s", culprit,
 	      np > 1 ? "s" : "", s->cfg->hosts[host]);
 	if (confirm_members(s, m, np + 1, host, *after, &refuted, &verdicts,
@@ -1117,6 +1151,7 @@ static int confirm(struct sess *s, const char *culprit,
 	ret = confirm_numbers(s, culprit, parents, np, host, *after,
 			      verdicts.buf, detail, why);
 out:
+	s->phase = NULL;
 	free(m);
 	sbuf_release(&verdicts);
 	return ret;
@@ -1213,7 +1248,7 @@ static void sess_init(struct sess *s, const struct session_config *cfg)
 		s->hosts[k].next_good = true;
 	}
 	s->probes = xcalloc((size_t)cfg->nr_hosts, sizeof(*s->probes));
-	s->t0 = now(s);
+	s->t0 = s->last_event = now(s);
 	rb_oid_hex(cfg->range->bad, s->bad_hex);
 	rb_oid_hex(cfg->range->goods[0], s->good_hex);
 }

@@ -67,6 +67,8 @@ enum session_outcome {
 	SESSION_RUN_SKIP, /* build or boot exited 125: untestable commit */
 	SESSION_RUN_FAILED, /* the payload ran and failed on this kernel */
 	SESSION_RUN_INFRA, /* could not tell: retried, never a verdict */
+	SESSION_RUN_BAD_INPUT, /* stored, but without the metric: the
+				* session stops with the why */
 };
 
 struct session_result {

@@ -9,6 +9,7 @@
 #include "db.h"
 #include "sbuf.h"
 #include "store.h"
+#include "svec.h"
 
 struct store {
 	sqlite3 *db;
@@ -192,6 +193,10 @@ static const char *const migrations[] = {
 	"  time REAL NOT NULL,"
 	"  PRIMARY KEY (report_id, head)"
 	") STRICT;",
+	/* 3 -> 4: a bisection whose robot stopped (a signal, an error)
+	 * before its end: when and why; cleared when it resumes */
+	"ALTER TABLE bisections ADD COLUMN stopped REAL;"
+	"ALTER TABLE bisections ADD COLUMN stop_reason TEXT;",
 };
 
 static int store_error(struct store *st, const char *what)
@@ -454,6 +459,11 @@ int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 	sqlite3_stmt *s;
 	size_t i;
 
+	/* a run that ends after a stop was asked for may have been cut by
+	 * it: it stays "running", which the next store_open marks
+	 * interrupted */
+	if (rb_stop_requested())
+		return 0;
 	if (store_begin(st) < 0)
 		return -1;
 	if (db_run(st->db, NULL,
@@ -531,6 +541,7 @@ void bisection_rec_release(struct bisection_rec *b)
 	free(b->status);
 	free(b->culprit);
 	free(b->result);
+	free(b->stop_reason);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -545,15 +556,16 @@ void bisection_recs_free(struct bisection_rec *v, size_t n)
 
 #define BISECTION_COLS                                                       \
 	"id, key, job, metric, good, bad, command, status, culprit, result," \
-	" created, finished"
+	" created, finished, stopped, stop_reason"
 
 static void read_bisection(sqlite3_stmt *s, void *elem)
 {
 	struct bisection_rec *b = elem;
 
-	db_cols(s, "ISSSSSSSssdd", &b->id, &b->key, &b->job, &b->metric,
+	db_cols(s, "ISSSSSSSssddds", &b->id, &b->key, &b->job, &b->metric,
 		&b->good, &b->bad, &b->command, &b->status, &b->culprit,
-		&b->result, &b->created, &b->finished);
+		&b->result, &b->created, &b->finished, &b->stopped,
+		&b->stop_reason);
 }
 
 static void free_bisections(void *v, size_t n)
@@ -650,6 +662,31 @@ int store_bisection_finish(struct store *st, int64_t id, const char *status,
 		"sssI", status, culprit, result, id);
 }
 
+int store_bisection_stop(struct store *st, int64_t id, const char *reason)
+{
+	return db_run(st->db, NULL,
+		      "UPDATE bisections SET stopped = (julianday('now') -"
+		      " 2440587.5) * 86400.0, stop_reason = ?"
+		      " WHERE id = ? AND status = 'running'",
+		      "sI", reason, id);
+}
+
+int store_bisection_resume(struct store *st, int64_t id)
+{
+	return db_run(st->db, NULL,
+		      "UPDATE bisections SET stopped = NULL, stop_reason = NULL"
+		      " WHERE id = ?",
+		      "I", id);
+}
+
+const char *bisection_rec_status(const struct bisection_rec *b,
+				 bool robot_running)
+{
+	if (strcmp(b->status, "running"))
+		return b->status;
+	return b->stopped > 0 || !robot_running ? "interrupted" : "running";
+}
+
 int store_bisection_list(struct store *st, struct bisection_rec **out,
 			 size_t *n)
 {
@@ -711,6 +748,26 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 		return -1;
 	return db_rows(st->db, s, "read samples", &sample_rows, (void **)out,
 		       n);
+}
+
+static void name_row(sqlite3_stmt *s, void *arg)
+{
+	svec_push(arg, (const char *)sqlite3_column_text(s, 0));
+}
+
+int store_job_stat_names(struct store *st, const char *testcase,
+			 const char *path_params, struct svec *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT DISTINCT s.stat FROM samples s"
+		     " JOIN runs r ON r.id = s.run_id"
+		     " WHERE r.testcase = ? AND r.path_params = ?"
+		     " AND r.status = 'ok' ORDER BY s.stat LIMIT 10000",
+		     "ss", testcase, path_params) < 0)
+		return -1;
+	return db_each(st->db, s, "read stat names", name_row, out);
 }
 
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,

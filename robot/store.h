@@ -138,8 +138,19 @@ struct bisection_rec {
 	char *culprit; /* NULL unless found */
 	char *result; /* the result JSON once finished, else NULL */
 	double created, finished;
+	/* a running one whose robot stopped before its end (0: it did not
+	 * say), and why */
+	double stopped;
+	char *stop_reason;
 };
 void bisection_rec_release(struct bisection_rec *b);
+/*
+ * The status a person is shown: the stored one, or for a "running" one
+ * "interrupted" when its robot said it stopped or when no robot runs on
+ * the workdir now (robot_running: workdir_in_use()), as after a kill -9.
+ */
+const char *bisection_rec_status(const struct bisection_rec *b,
+				 bool robot_running);
 
 /* 1 found, 0 none, -1 error. */
 int store_bisection_by_key(struct store *st, const char *key,
@@ -149,6 +160,10 @@ int store_bisection_get(struct store *st, int64_t id,
 int store_bisection_create(struct store *st, const char *key, const char *job,
 			   const char *metric, const char *good,
 			   const char *bad, const char *command, int64_t *id);
+/* A running bisection's robot stops before its end (a signal, an error);
+ * the same command resumes it, which clears the mark. */
+int store_bisection_stop(struct store *st, int64_t id, const char *reason);
+int store_bisection_resume(struct store *st, int64_t id);
 /* Record the final status (and the result JSON, which may be NULL). */
 int store_bisection_finish(struct store *st, int64_t id, const char *status,
 			   const char *culprit, const char *result);
@@ -192,6 +207,14 @@ void run_stats_free(struct run_stats *v, size_t n);
  * NULL: any host). */
 int store_key_run_stats(struct store *st, const struct run_key *key,
 			struct run_stats **out, size_t *n);
+/*
+ * The names of the stats the store holds for OK runs of a job (testcase
+ * and path_params, any host, kernel or bisection), sorted, at most 10000,
+ * appended to out (a struct svec). 0 or -1.
+ */
+struct svec;
+int store_job_stat_names(struct store *st, const char *testcase,
+			 const char *path_params, struct svec *out);
 /* Runs of a commit within the bisection with a given status. */
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,
 			      const char *status, int64_t *out);

@@ -4,6 +4,7 @@
  */
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -234,6 +235,55 @@ bool rb_ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+static atomic_bool stop_requested;
+
+void rb_stop_request(void)
+{
+	atomic_store(&stop_requested, true);
+}
+
+bool rb_stop_requested(void)
+{
+	return atomic_load(&stop_requested);
+}
+
+size_t rb_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t prev[65], cur[65];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = RB_MIN(sub, RB_MIN(del, ins));
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
+	}
+	return prev[lb];
+}
+
+const char *rb_suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3, d, i;
+
+	for (i = 0; i < n; i++) {
+		d = rb_edit_distance(cands[i], word);
+		if (d < best_d && d <= strlen(word) / 2 + 1) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best;
 }
 
 int rb_parse_long(const char *s, long *out)

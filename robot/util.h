@@ -71,9 +71,25 @@ char *xstrvfmt(const char *fmt, va_list ap)
 		}                                                      \
 	} while (0)
 
+/*
+ * A stop was asked for (SIGINT, SIGTERM: cli/interrupt.c): threads that
+ * report results stop reporting, so that a run the signal cut short never
+ * becomes a verdict.
+ */
+void rb_stop_request(void);
+bool rb_stop_requested(void);
+
 /* String helpers. */
 bool rb_starts_with(const char *s, const char *prefix);
 bool rb_ends_with(const char *s, const char *suffix);
+/*
+ * Levenshtein distance of two strings of up to 64 bytes ((size_t)-1 for
+ * longer ones), and the candidate closest to a misspelt word for a "did
+ * you mean" hint: at most 2 edits away and at most half the word's length
+ * plus one (so "x" does not suggest "y"), or NULL.
+ */
+size_t rb_edit_distance(const char *a, const char *b);
+const char *rb_suggest(const char *word, const char *const *cands, size_t n);
 /* Parse a whole string as a base-10 integer / double; 0 or -1. */
 int rb_parse_long(const char *s, long *out);
 int rb_parse_double(const char *s, double *out);

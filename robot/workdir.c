@@ -75,3 +75,19 @@ void workdir_lock_release(struct workdir_lock *lk)
 	free(lk->path);
 	free(lk);
 }
+
+bool workdir_in_use(const char *workdir)
+{
+	char *path = rb_path_join(workdir, "lock");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool busy = false;
+
+	free(path);
+	if (fd < 0)
+		return false;
+	/* a shared lock is refused while a robot holds the exclusive one */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+		busy = errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}

@@ -27,6 +27,22 @@ extern const struct rb_command rb_commands[];
 extern const size_t rb_commands_nr;
 
 const struct rb_command *rb_command_find(const char *name);
+/*
+ * SIGINT and SIGTERM during a long command: call before any other thread
+ * starts. They are blocked in every thread and a thread of their own
+ * waits for one; then it makes the workers report no more results
+ * (rb_stop_request: a run the signal cut short is never a verdict), calls
+ * on_stop(arg, "interrupted by SIGINT") (robot bisect marks its bisection
+ * interrupted), stops the hooks and payloads the robot started on the
+ * workdir, ends the status line, says "...; run the same command to
+ * resume" and exits 130 (SIGINT) or 143 (SIGTERM), as a shell reports
+ * them. The rest of the process ends with it: the store is crash-safe.
+ */
+int rb_interrupt_start(const char *workdir, bool tty,
+		       void (*on_stop)(void *arg, const char *why), void *arg);
+
+/* "'NAME' is not a robot command", with a "did you mean"; RB_EXIT_USAGE. */
+int rb_unknown_command(const char *name);
 /* "usage: robot ..." and the list of commands. */
 void rb_print_usage(FILE *out);
 /* Print "usage: ..." of a command to stderr and return RB_EXIT_USAGE. */

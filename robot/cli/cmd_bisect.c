@@ -126,11 +126,34 @@ static int draft_mail(struct ctx *c, int64_t id, const char *culprit,
 	return 0;
 }
 
+/* what the signal thread needs to mark the bisection interrupted */
+struct running {
+	const char *workdir;
+	_Atomic int64_t id;
+};
+
 static int opened(void *arg, int64_t id, bool resumed)
 {
+	struct running *rn = arg;
+
+	rn->id = id;
 	fprintf(stderr, "robot: %sbisection %lld\n", resumed ? "resuming " : "",
 		(long long)id);
 	return 0;
+}
+
+/* on the signal thread, with a store connection of its own */
+static void stopped(void *arg, const char *why)
+{
+	struct running *rn = arg;
+	struct store *st = NULL;
+
+	if (!rn->id)
+		return;
+	if (store_open(&st, rn->workdir) < 0 ||
+	    store_bisection_stop(st, rn->id, why) < 0)
+		rb_error_print();
+	store_close(st);
 }
 
 static int do_bisect(int argc, char **argv)
@@ -139,6 +162,7 @@ static int do_bisect(int argc, char **argv)
 	struct ctx c;
 	struct bisection_request req;
 	struct bisection_run run = { 0 };
+	static struct running rn;
 	uint8_t bad[RB_OID_RAWSZ], (*goods)[RB_OID_RAWSZ] = NULL;
 	char *metric = NULL;
 	struct sbuf cmdline = SBUF_INIT;
@@ -152,6 +176,10 @@ static int do_bisect(int argc, char **argv)
 	if (ctx_open(&c, &o.ctx) < 0)
 		goto fail;
 	ctx_up = true;
+	rn.workdir = c.lab.workdir;
+	if (rb_interrupt_start(c.lab.workdir, isatty(STDERR_FILENO), stopped,
+			       &rn) < 0)
+		goto fail;
 	goods = xcalloc(o.goods.nr, sizeof(*goods));
 	if (rb_repo_resolve(c.repo, o.bad, bad) < 0)
 		goto fail;
@@ -175,6 +203,7 @@ static int do_bisect(int argc, char **argv)
 	run.progress = stderr;
 	run.tty = isatty(STDERR_FILENO);
 	run.opened = opened;
+	run.arg = &rn;
 	if (bisection_run(&run) < 0)
 		goto fail;
 	if (run.ended_before) {
@@ -259,6 +288,7 @@ static int do_list(int argc, char **argv)
 	struct bisection_rec *v;
 	size_t n, i;
 	long id;
+	bool busy;
 	int u = lab_and_id(argc, argv, &labp, &id, false);
 
 	if (u)
@@ -273,11 +303,13 @@ static int do_list(int argc, char **argv)
 		lab_release(&lab);
 		return RB_EXIT_FAIL;
 	}
+	busy = workdir_in_use(lab.workdir);
 	printf("%-4s %-15s %-12s %-12s %-12s %s\n", "id", "status", "good",
 	       "bad", "culprit", "job / metric");
 	for (i = 0; i < n; i++)
 		printf("%-4lld %-15s %-12.12s %-12.12s %-12.12s %s %s\n",
-		       (long long)v[i].id, v[i].status, v[i].good + 2, v[i].bad,
+		       (long long)v[i].id, bisection_rec_status(&v[i], busy),
+		       v[i].good + 2, v[i].bad,
 		       v[i].culprit ? v[i].culprit : "-", v[i].job,
 		       v[i].metric);
 	bisection_recs_free(v, n);

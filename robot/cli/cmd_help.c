@@ -11,11 +11,8 @@ int cmd_help(int argc, char **argv)
 		rb_print_usage(stdout);
 		return RB_EXIT_OK;
 	}
-	if (!rb_command_find(argv[1])) {
-		fprintf(stderr, "robot: '%s' is not a robot command\n",
-			argv[1]);
-		return RB_EXIT_USAGE;
-	}
+	if (!rb_command_find(argv[1]))
+		return rb_unknown_command(argv[1]);
 	return rb_command_help(argv[1]);
 }
 

@@ -36,6 +36,28 @@ const struct rb_command *rb_command_find(const char *name)
 	return NULL;
 }
 
+int rb_unknown_command(const char *name)
+{
+	const char *names[RB_ARRAY_SIZE(rb_commands)];
+	const char *hint;
+	size_t i;
+
+	for (i = 0; i < rb_commands_nr; i++)
+		names[i] = rb_commands[i].name;
+	hint = rb_suggest(name, names, rb_commands_nr);
+	if (hint)
+		fprintf(stderr,
+			"robot: '%s' is not a robot command (did you mean "
+			"'%s'?); see 'robot help'\n",
+			name, hint);
+	else
+		fprintf(stderr,
+			"robot: '%s' is not a robot command; see 'robot "
+			"help'\n",
+			name);
+	return RB_EXIT_USAGE;
+}
+
 /* The manual page of a command: robot-CMD, robot's own for the others. */
 static const struct rb_manpage *page_of(const struct rb_command *c)
 {

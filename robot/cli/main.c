@@ -22,13 +22,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		return cmd_help(1, argv + 1);
 	cmd = rb_command_find(argv[1]);
-	if (!cmd) {
-		fprintf(stderr,
-			"robot: '%s' is not a robot command. "
-			"See 'robot help'.\n",
-			argv[1]);
-		return RB_EXIT_USAGE;
-	}
+	if (!cmd)
+		return rb_unknown_command(argv[1]);
 	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
 		return rb_command_help(cmd->name);
 	return cmd->fn(argc - 1, argv + 1);

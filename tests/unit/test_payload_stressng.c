@@ -6,7 +6,9 @@
 #include <criterion/criterion.h>
 
 #include "robot.h"
+#include "job.h"
 #include "payload.h"
+#include "svec.h"
 
 #define DATA "tests/data/stress-ng/"
 
@@ -199,4 +201,64 @@ Test(payload_stressng, malformed_yaml_is_an_error)
 	cr_assert_eq(stressng_parse_yaml(bad, strlen(bad), &s, NULL), -1);
 	cr_assert(strstr(rb_errmsg(), "stress-ng yaml:") != NULL);
 	statset_release(&s);
+}
+
+/* What robot bisect refuses before it measures (payload_metric_check). */
+Test(payload_stressng, metric_names_checked_before_measuring)
+{
+	static const char text[] = "suite: stress-ng\n"
+				   "testcase: stress-ng\n"
+				   "nr_threads: 1\n"
+				   "testtime: 1s\n"
+				   "stress-ng:\n"
+				   "  test: mmapaddr\n";
+	struct job_list jobs = { 0 };
+	struct svec seen = SVEC_INIT;
+	const struct job *j;
+
+	cr_assert_eq(job_load_string(&jobs, "t.yaml", text, strlen(text)), 0,
+		     "%s", rb_errmsg());
+	j = jobs.v[0];
+	/* every run has them */
+	cr_expect_eq(payload_metric_check(j, "stress-ng.mmapaddr.ops_per_sec",
+					  &seen),
+		     1);
+	cr_expect_eq(payload_metric_check(j, "stress-ng.time.user_time", &seen),
+		     1);
+	/* a typo: refused with the name it is close to */
+	cr_expect_eq(payload_metric_check(j, "stress-ng.mmapaddr.opz_per_sec",
+					  &seen),
+		     -1);
+	cr_expect(strstr(rb_errmsg(), "did you mean "
+				      "'stress-ng.mmapaddr.ops_per_sec'"),
+		  "%s", rb_errmsg());
+	/* another test's stats, and no family at all */
+	cr_expect_eq(payload_metric_check(j, "stress-ng.mmap.ops_per_sec",
+					  &seen),
+		     -1);
+	cr_expect(strstr(rb_errmsg(), "'stress-ng.mmapaddr.*'"), "%s",
+		  rb_errmsg());
+	cr_expect_eq(payload_metric_check(j, "nosuch.thing", &seen), -1);
+	/* the test's own metrics and /proc fields: a run tells */
+	cr_expect_eq(payload_metric_check(j,
+					  "stress-ng.mmapaddr.pages_per_call",
+					  &seen),
+		     0);
+	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen),
+		     0);
+	/* ... unless stored runs of the job never had it */
+	svec_push(&seen, "stress-ng.mmapaddr.ops");
+	svec_push(&seen, "stress-ng.mmapaddr.mapped_pages");
+	cr_expect_eq(payload_metric_check(j,
+					  "stress-ng.mmapaddr.pages_per_call",
+					  &seen),
+		     -1);
+	cr_expect_eq(payload_metric_check(j,
+					  "stress-ng.mmapaddr.mapped_pages",
+					  &seen),
+		     1);
+	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen),
+		     0, "/proc fields vary with the kernel");
+	svec_clear(&seen);
+	job_list_release(&jobs);
 }

@@ -133,3 +133,49 @@ Test(store, second_robot_on_a_workdir_is_refused)
 	cr_assert_eq(workdir_lock_take(&lk, dir, "again"), 0);
 	workdir_lock_release(lk);
 }
+
+Test(store, an_interrupted_bisection_says_so_and_resumes)
+{
+	struct store *st;
+	struct workdir_lock *lk;
+	struct bisection_rec rec = { 0 };
+	int64_t id;
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_assert_eq(store_bisection_create(st, "k", "job", "m", "[]", "b",
+					    "robot bisect", &id),
+		     0);
+	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
+	/* running, no robot on the workdir (a kill -9): interrupted */
+	cr_expect_str_eq(bisection_rec_status(&rec, false), "interrupted");
+	cr_expect_str_eq(bisection_rec_status(&rec, true), "running");
+	bisection_rec_release(&rec);
+
+	cr_assert_eq(store_bisection_stop(st, id, "interrupted by SIGINT"), 0);
+	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
+	cr_expect_str_eq(rec.status, "running", "resumable");
+	cr_expect_str_eq(bisection_rec_status(&rec, true), "interrupted");
+	cr_expect_str_eq(rec.stop_reason, "interrupted by SIGINT");
+	bisection_rec_release(&rec);
+
+	cr_assert_eq(store_bisection_resume(st, id), 0);
+	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
+	cr_expect_null(rec.stop_reason);
+	cr_expect_str_eq(bisection_rec_status(&rec, true), "running");
+	bisection_rec_release(&rec);
+
+	/* a finished one says what it found, whoever runs */
+	cr_assert_eq(store_bisection_finish(st, id, "found", "c", "{}"), 0);
+	cr_assert_eq(store_bisection_stop(st, id, "late"), 0);
+	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
+	cr_expect_str_eq(bisection_rec_status(&rec, false), "found");
+	cr_expect_null(rec.stop_reason, "only a running one is stopped");
+	bisection_rec_release(&rec);
+	store_close(st);
+
+	cr_expect_not(workdir_in_use(dir));
+	cr_assert_eq(workdir_lock_take(&lk, dir, "robot bisect"), 0);
+	cr_expect(workdir_in_use(dir));
+	workdir_lock_release(lk);
+	cr_expect_not(workdir_in_use(dir));
+}

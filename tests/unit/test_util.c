@@ -197,3 +197,18 @@ Test(util, paths)
 	cr_assert_str_eq(d, "/abs");
 	free(d);
 }
+
+Test(util, edit_distance_and_did_you_mean)
+{
+	static const char *const cmds[] = { "bisect", "compare", "history",
+					    "report", "run" };
+
+	cr_expect_eq(rb_edit_distance("bisct", "bisect"), 1);
+	cr_expect_eq(rb_edit_distance("", "abc"), 3);
+	cr_expect_eq(rb_edit_distance("opz_per_sec", "ops_per_sec"), 1);
+	cr_expect_str_eq(rb_suggest("bisct", cmds, 5), "bisect");
+	cr_expect_str_eq(rb_suggest("reprot", cmds, 5), "report");
+	cr_expect_str_eq(rb_suggest("rnu", cmds, 5), "run");
+	cr_expect_null(rb_suggest("x", cmds, 5), "too far for so short");
+	cr_expect_null(rb_suggest("nightly", cmds, 5));
+}
