@@ -866,6 +866,10 @@ int cmp_table_build(struct cmp_table *t, const struct cmp_opts *o,
 	} else {
 		for (i = 1; i < n; i++)
 			changed_stats(&keys, m[i], m[0], o);
+		for (j = 0; j < o->nkeep; j++)
+			for (i = 0; i < n; i++)
+				if (cmp_matrix_find(m[i], o->keep[j]))
+					keyset_add(&keys, o->keep[j]);
 	}
 	cms = xcalloc(n, sizeof(*cms));
 	for (i = 0; i < n; i++)

@@ -81,6 +81,10 @@ struct cmp_opts {
 	const struct cmp_axis *axes; /* common axes, any order */
 	size_t naxes;
 	const char *compare_key; /* "commit" (NULL: "commit") */
+	/* stats shown whenever a commit has them, changed or not (the
+	 * metric a report is about), in lkp's order with the others */
+	const char *const *keep;
+	size_t nkeep;
 };
 
 void cmp_opts_init(struct cmp_opts *o);

@@ -413,18 +413,25 @@ static json_t *draft_load(struct ctx *c, int64_t bisection_id,
 }
 
 /*
- * The materials live in the workdir (*dir), archive_url publishes them
- * (returned; both malloc'd).
+ * The materials live in the workdir (*dir); the lab's archive_url
+ * publishes them, and only a published archive gives the mail a Closes:
+ * link. Without one the mail names the local directory as file://, which
+ * only the robot's machine can open (malloc'd, like *dir).
  */
-static char *draft_archive(struct ctx *c, const struct sbuf *msgid, char **dir)
+static void draft_archive(struct ctx *c, const struct sbuf *msgid,
+			  char **dir, struct rb_report *r, char **archive,
+			  char **local)
 {
 	char *idtext = xstrndup(msgid->buf + 1, msgid->len - 2);
 
 	*dir = xstrfmt("%s/archive/%s", c->lab.workdir, idtext);
 	free(idtext);
-	return c->lab.mail.archive_url ?
-		       xstrdup(c->lab.mail.archive_url) :
-		       xstrfmt("file://%s/archive", c->lab.workdir);
+	*archive = *local = NULL;
+	if (c->lab.mail.archive_url && *c->lab.mail.archive_url) {
+		r->archive_url = *archive = xstrdup(c->lab.mail.archive_url);
+		return;
+	}
+	r->materials_url = *local = xstrfmt("file://%s", *dir);
 }
 
 /* The culprit, where it was found, the stat and the change's kind. */
@@ -553,7 +560,7 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 	const struct cmp_matrix *mats[2] = { &mg, &mc };
 	struct cmp_opts co;
 	struct cmp_axis axes[16];
-	const char *tbox = c->hosts[0]->name;
+	const char *tbox = c->hosts[0]->name, *metric;
 	size_t i, na = 0;
 	int ret;
 
@@ -595,6 +602,10 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 						job->params.v[i].val };
 	co.axes = axes;
 	co.naxes = na;
+	/* the regression the mail reports is always a row of its table */
+	metric = json_string_value(json_object_get(res, "metric"));
+	co.keep = &metric;
+	co.nkeep = metric ? 1 : 0;
 	ret = cmp_render(table, &co, mats, 2);
 	cmp_matrix_release(&mg);
 	cmp_matrix_release(&mc);
@@ -729,7 +740,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	json_t *res = NULL, *jg = NULL, *jc = NULL, *confirm = NULL;
 	const struct job *job;
 	uint8_t oid[RB_OID_RAWSZ];
-	char *dir = NULL, *archive = NULL, *cmd = NULL;
+	char *dir = NULL, *archive = NULL, *local = NULL, *cmd = NULL;
 	const char *good = NULL;
 	size_t n = 0;
 	int ret = -1, g;
@@ -781,7 +792,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	r.to_nr = c->lab.mail.to.nr;
 	r.cc = cc;
 	r.cc_nr = c->lab.mail.cc.nr;
-	r.archive_url = archive = draft_archive(c, &msgid, &dir);
+	draft_archive(c, &msgid, &dir, &r, &archive, &local);
 	r.message_id = msgid.buf;
 	r.table = table.buf;
 	r.spread_kind = RB_SPREAD_STDDEV;
@@ -814,6 +825,7 @@ out:
 	free(cc);
 	free(dir);
 	free(archive);
+	free(local);
 	free(cmd);
 	svec_clear(&own);
 	svec_clear(&subjects);

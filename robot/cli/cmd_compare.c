@@ -34,6 +34,7 @@ struct compare_opts {
 	struct svec params;
 	struct svec axis; /* KEY=VALUE as given */
 	struct svec axis_keys, axis_values;
+	struct svec metrics; /* rows always shown */
 };
 
 #define COMPARE_OPT(f) offsetof(struct compare_opts, f)
@@ -54,6 +55,8 @@ const struct rb_opt_spec compare_opts[] = {
 	RB_OPT_STR("--host", "HOST", COMPARE_OPT(host),
 		   "on this host (when the lab has several)"),
 	RB_OPT_PARAM(COMPARE_OPT(params)),
+	RB_OPT_ADD("--metric", "STAT", COMPARE_OPT(metrics),
+		   "a stat always shown, changed or not (repeatable)"),
 	RB_OPT_END,
 };
 
@@ -200,7 +203,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts o = { .params = SVEC_INIT,
 				  .axis = SVEC_INIT,
 				  .axis_keys = SVEC_INIT,
-				  .axis_values = SVEC_INIT };
+				  .axis_values = SVEC_INIT,
+				  .metrics = SVEC_INIT };
 	struct svec args = SVEC_INIT;
 	struct svec keys = SVEC_INIT, values = SVEC_INIT;
 	struct cmp_matrix *m = NULL;
@@ -267,6 +271,8 @@ int cmd_compare(int argc, char **argv)
 	co.more = o.more;
 	co.axes = axes;
 	co.naxes = keys.nr;
+	co.keep = (const char *const *)o.metrics.v;
+	co.nkeep = o.metrics.nr;
 	if ((o.json ? cmp_render_json(&out, &co, mp, (size_t)npaths) :
 		      cmp_render(&out, &co, mp, (size_t)npaths))) {
 		rb_error_print();
@@ -292,6 +298,7 @@ done:
 	svec_clear(&o.axis);
 	svec_clear(&o.axis_keys);
 	svec_clear(&o.axis_values);
+	svec_clear(&o.metrics);
 	svec_clear(&args);
 	sbuf_release(&out);
 	return ret;

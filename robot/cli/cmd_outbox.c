@@ -342,13 +342,23 @@ int cmd_outbox(int argc, char **argv)
 		first = 2;
 	}
 	if (strcmp(sub, "list") && strcmp(sub, "show") &&
-	    strcmp(sub, "draft") && strcmp(sub, "send"))
-		return rb_usage_error("outbox", "unknown subcommand '%s'", sub);
+	    strcmp(sub, "draft") && strcmp(sub, "send")) {
+		static const char *const subs[] = { "list", "show", "draft",
+						    "send" };
+		const char *hint = rb_suggest(sub, subs, RB_ARRAY_SIZE(subs));
+
+		return rb_usage_error("outbox", "unknown subcommand '%s'%s%s%s",
+				      sub, hint ? " (did you mean '" : "",
+				      hint ? hint : "", hint ? "'?)" : "");
+	}
 	ret = parse_opts(&o, argc - first, argv + first, sub);
 	if (ret)
 		goto out;
 	ret = open_outbox(&ob, &o, !strcmp(sub, "draft"));
-	if (ret == 1 && !strcmp(sub, "list") && !o.args.nr) {
+	/* a workdir that has drafted nothing yet lists empty; a --dir or
+	 * a workdir that is not there is a typo */
+	if (ret == 1 && !strcmp(sub, "list") && !o.args.nr && !o.dir &&
+	    rb_file_exists(o.workdir)) {
 		ret = RB_EXIT_OK;
 		goto out;
 	}

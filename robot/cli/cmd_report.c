@@ -124,6 +124,13 @@ int cmd_report(int argc, char **argv)
 	if (lab_load(&lab, ra.lab) < 0)
 		goto fail;
 	lab_up = true;
+	/* --send that cannot send says so before it drafts or prints */
+	if (ra.send && (!lab.mail.smtp || !strcmp(lab.mail.smtp, "none"))) {
+		rb_error("'%s' has no mail.smtp: nothing can be sent ('robot "
+			 "report' without --send drafts the mail)",
+			 lab.file);
+		goto fail;
+	}
 	if (store_open(&st, lab.workdir) < 0)
 		goto fail;
 	r = store_bisection_get(st, id, &rec);

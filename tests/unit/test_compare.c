@@ -743,3 +743,36 @@ Test(compare, loads_lkp_json)
 		  rb_errmsg());
 	cmp_matrix_release(&m);
 }
+
+/*
+ * The metric a mail reports is a row of its table even when lkp's rule
+ * would hide it (a change inside the noise); in lkp's order otherwise.
+ */
+Test(compare, kept_metric_is_always_a_row)
+{
+	struct cmp_matrix a, b;
+	const struct cmp_matrix *m[] = { &a, &b };
+	struct cmp_table tab;
+	struct cmp_opts o;
+	const char *keep[] = { "stress-ng.x.usr_sys_ops_per_sec",
+			       "stress-ng.x.not_measured" };
+
+	cmp_matrix_init(&a);
+	cmp_matrix_init(&b);
+	add_row(&a, &b, "vmstat.system.cs", 1000, 0.1, 2000, 0.1, 6);
+	add_row(&a, &b, "stress-ng.x.usr_sys_ops_per_sec", 100, 20, 99, 20,
+		6);
+	cmp_opts_init(&o);
+	cr_assert_eq(cmp_table_build(&tab, &o, m, 2), 0);
+	cr_assert_eq(tab.nr, 1, "lkp's rule hides the noisy row");
+	cmp_table_release(&tab);
+	o.keep = keep;
+	o.nkeep = 2;
+	cr_assert_eq(cmp_table_build(&tab, &o, m, 2), 0);
+	cr_assert_eq(tab.nr, 2, "the kept one, not the one never measured");
+	cr_expect(!strcmp(tab.rows[0].name, keep[0]) ||
+		  !strcmp(tab.rows[1].name, keep[0]));
+	cmp_table_release(&tab);
+	cmp_matrix_release(&a);
+	cmp_matrix_release(&b);
+}
