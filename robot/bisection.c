@@ -3,6 +3,7 @@
  * A bisection's identity, result JSON, and the texts people read.
  */
 #include <jansson.h>
+#include <math.h>
 #include <time.h>
 
 #include "robot.h"
@@ -60,8 +61,13 @@ char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n)
 	return sbuf_detach(&sb);
 }
 
+/*
+ * The commit's samples of the metric in the bisection, those up to run id
+ * upto (> 0: the runs a verdict was given on, its "last_run"), so that the
+ * JSON, the mail and the log show the same runs for a step.
+ */
 static json_t *samples_of(struct store *st, int64_t id, const char *commit,
-			  const char *metric)
+			  const char *metric, int64_t upto)
 {
 	struct run_sample *v;
 	json_t *a = json_array();
@@ -70,9 +76,15 @@ static json_t *samples_of(struct store *st, int64_t id, const char *commit,
 	if (store_bisection_samples(st, id, commit, metric, &v, &n) < 0)
 		return a;
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_real(v[i].value));
+		if (upto <= 0 || v[i].run_id <= upto)
+			json_array_append_new(a, json_real(v[i].value));
 	run_samples_free(v, n);
 	return a;
+}
+
+static int64_t last_run(json_t *detail)
+{
+	return (int64_t)json_number_value(json_object_get(detail, "last_run"));
 }
 
 static json_t *commit_info(struct rb_repo *repo, const char *hex)
@@ -131,12 +143,12 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 	json_array_append_new(
 		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
 				 "verdict", "good", "anchor", 1, "samples",
-				 samples_of(c->st, id, hex, r->metric)));
+				 samples_of(c->st, id, hex, r->metric, 0)));
 	rb_oid_hex(r->bad, hex);
 	json_array_append_new(
 		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
 				 "verdict", "bad", "anchor", 1, "samples",
-				 samples_of(c->st, id, hex, r->metric)));
+				 samples_of(c->st, id, hex, r->metric, 0)));
 	for (i = 0; i < n; i++) {
 		json_t *s, *detail = NULL;
 
@@ -144,12 +156,13 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 			rounds++;
 		if (strcmp(st[i].kind, "verdict") || !st[i].commit)
 			continue;
+		if (st[i].detail)
+			detail = json_loads(st[i].detail, 0, NULL);
 		s = json_pack("{s:s, s:s, s:s, s:o}", "commit", st[i].commit,
 			      "verdict", st[i].verdict ? st[i].verdict : "",
 			      "host", st[i].host ? st[i].host : "", "samples",
-			      samples_of(c->st, id, st[i].commit, r->metric));
-		if (st[i].detail)
-			detail = json_loads(st[i].detail, 0, NULL);
+			      samples_of(c->st, id, st[i].commit, r->metric,
+					 last_run(detail)));
 		if (detail)
 			json_object_set_new(s, "detail", detail);
 		json_array_append_new(steps, s);
@@ -266,7 +279,7 @@ void bisection_print_result(FILE *f, const char *json)
 	if (!strcmp(status, "found")) {
 		json_t *ci = json_object_get(root, "culprit_info");
 		const char *c = jstr(root, "culprit");
-		char date[96] = "";
+		char date[96] = "", conf[32];
 
 		fprintf(f, "%s is the first bad commit\n", c);
 		fprintf(f, "commit %s\n", c);
@@ -283,11 +296,13 @@ void bisection_print_result(FILE *f, const char *json)
 		}
 		fprintf(f, "\n%s: %s\n", jstr(root, "metric"),
 			jstr(root, "message"));
+		rb_fmt_confidence(conf, sizeof(conf),
+				  json_number_value(
+					  json_object_get(root, "confidence")));
 		fprintf(f,
-			"confidence %.4g%%, %lld runs, %lld builds, "
+			"confidence %s, %lld runs, %lld builds, "
 			"%lld boots\n",
-			100 * json_number_value(
-				      json_object_get(root, "confidence")),
+			conf,
 			(long long)json_integer_value(
 				json_object_get(root, "runs")),
 			(long long)json_integer_value(
@@ -321,6 +336,63 @@ static void commit_line(FILE *f, struct rb_repo *repo, const char *hex)
 	    rb_repo_commit_info(repo, oid, &ci) == 0) {
 		fprintf(f, " %s", ci.subject);
 		rb_commit_info_release(&ci);
+	}
+}
+
+/*
+ * A step's numbers: the runs its verdict was given on (those up to its
+ * last run, the same the result JSON and the mail show) and the
+ * threshold it was held against.
+ */
+static void log_verdict(FILE *f, struct store *st, int64_t id,
+			const char *metric,
+			const struct bisection_step_rec *s, json_t *d)
+{
+	json_t *a = samples_of(st, id, s->commit, metric, last_run(d));
+	size_t i, n = json_array_size(a);
+	double sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += json_number_value(json_array_get(a, i));
+	fprintf(f, " (mean %.6g of %zu runs on %s, threshold %.6g)",
+		n ? sum / (double)n : NAN, n, s->host ? s->host : "?",
+		json_number_value(json_object_get(d, "threshold")));
+	json_decref(a);
+}
+
+/* A confirmation's numbers in words (its detail: one object a parent). */
+static void log_confirm(FILE *f, json_t *d)
+{
+	char pv[32];
+	size_t i;
+
+	if (!json_is_array(d)) {
+		if (json_object_get(d, "why"))
+			fprintf(f, " (%s)", jstr(d, "why"));
+		return;
+	}
+	for (i = 0; i < json_array_size(d); i++) {
+		json_t *e = json_array_get(d, i), *ci = json_object_get(e, "ci_pct");
+
+		fprintf(f, "%s parent %.12s %.6g (%lld runs), culprit %.6g "
+			   "(%lld runs), change %+.2f%%",
+			i ? ";" : "", jstr(e, "parent"),
+			json_number_value(json_object_get(e, "parent_mean")),
+			(long long)json_integer_value(
+				json_object_get(e, "parent_runs")),
+			json_number_value(json_object_get(e, "culprit_mean")),
+			(long long)json_integer_value(
+				json_object_get(e, "culprit_runs")),
+			json_number_value(json_object_get(e, "change_pct")));
+		if (json_array_size(ci) == 2)
+			fprintf(f, " [%+.2f%%, %+.2f%%] (%.0f%% ci)",
+				json_number_value(json_array_get(ci, 0)),
+				json_number_value(json_array_get(ci, 1)),
+				100 * json_number_value(
+					      json_object_get(e, "level")));
+		rb_fmt_p(pv, sizeof(pv),
+			 json_number_value(json_object_get(e, "p")));
+		fprintf(f, ", %s", pv);
 	}
 }
 
@@ -386,16 +458,7 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			fprintf(f, "# %s: ", v);
 			commit_line(f, repo, s[i].commit);
 			if (json_object_get(d, "mean"))
-				fprintf(f,
-					" (mean %.6g of %lld runs on %s, "
-					"threshold %.6g)",
-					json_number_value(
-						json_object_get(d, "mean")),
-					(long long)json_integer_value(
-						json_object_get(d, "runs")),
-					s[i].host ? s[i].host : "?",
-					json_number_value(json_object_get(
-						d, "threshold")));
+				log_verdict(f, st, id, rec.metric, &s[i], d);
 			else if (json_object_get(d, "why"))
 				fprintf(f, " (%s)", jstr(d, "why"));
 			fprintf(f, "\ngit bisect %s %s\n", skip ? "skip" : v,
@@ -405,7 +468,8 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			   !strcmp(s[i].kind, "contradiction")) {
 			fprintf(f, "# %s: ", s[i].kind);
 			commit_line(f, repo, s[i].commit);
-			fprintf(f, " %s\n", s[i].detail ? s[i].detail : "");
+			log_confirm(f, d);
+			fputc('\n', f);
 		} else if (!strcmp(s[i].kind, "finish")) {
 			if (rec.culprit) {
 				fprintf(f, "# first bad commit: ");

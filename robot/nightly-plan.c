@@ -38,7 +38,7 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 		return rb_error("a detection needs a threshold and a "
 				"direction");
 	out->next = NPLAN_DONE;
-	if (nh < min) {
+	if (!base && nh < min) {
 		out->next = NPLAN_HEAD;
 		return 0;
 	}
@@ -60,27 +60,29 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 		}
 		return 0;
 	}
-	if (nb < min) {
+	/*
+	 * Only this cycle's runs decide, the baseline's interleaved with the
+	 * head's and at least as many: stored baseline runs from earlier
+	 * (another load, another day) never stand in for them.
+	 */
+	(void)nb;
+	base = fresh;
+	nb = nf;
+	if (nb < nh) {
 		out->next = NPLAN_BASE;
+		return 0;
+	}
+	if (nh < min) {
+		out->next = NPLAN_HEAD;
 		return 0;
 	}
 	stats_detect_opts_init(&d);
 	d.direction = o->direction;
 	d.threshold_pct = o->threshold_pct;
 	d.alpha = o->alpha > 0 ? o->alpha : 0.001;
-	/* this cycle's baseline runs, once there are enough of them */
-	if (nf >= min) {
-		base = fresh;
-		nb = nf;
-	}
 	if (stats_detect(&d, base, nb, head, nh, &out->det, NULL) < 0)
 		return -1;
 	out->have_detection = true;
-	/* a change is only called against this cycle's baseline runs */
-	if ((out->det.regression || out->det.improvement) && nf < min) {
-		out->next = NPLAN_BASE;
-		return 0;
-	}
 	if (out->det.regression)
 		out->verdict = "regression";
 	else if (out->det.improvement)
@@ -90,19 +92,20 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	else if (nh >= max)
 		out->verdict = "undecided";
 	else
-		/* the side with fewer runs, the baseline up to the cap */
-		out->next = nh <= nb || nb >= max ? NPLAN_HEAD : NPLAN_BASE;
+		/* the head, then the baseline again (nb >= nh here) */
+		out->next = NPLAN_HEAD;
 	if (out->verdict && why) {
 		const struct stats_detection *x = &out->det;
+		char pv[32];
 
 		sbuf_addf(why, "%s: %+.2f%%", out->verdict, x->change_pct);
 		if (x->ci_pct.bounded)
 			sbuf_addf(why, " [%+.2f%%, %+.2f%%]", x->ci_pct.lo,
 				  x->ci_pct.hi);
+		rb_fmt_p(pv, sizeof(pv), x->p);
 		sbuf_addf(why,
-			  " (95%% ci), p=%.2g, %.6g -> %.6g, %zu vs %zu "
-			  "runs",
-			  x->p, x->base_mean, x->new_mean, nb, nh);
+			  " (95%% ci), %s, %.6g -> %.6g, %zu vs %zu runs", pv,
+			  x->base_mean, x->new_mean, nb, nh);
 	}
 	return 0;
 }

@@ -15,27 +15,27 @@ struct sbuf;
  *
  * A head is measured adaptively. Without a baseline (the first head of a
  * branch) it gets min_runs runs, then more until the 95% interval of its
- * mean is within half the threshold, at most max_runs. With a baseline
- * (whose stored runs are reused) both sides get at least min_runs, then
- * regression detection (stats_detect: Yuen's test one-sided in the bad
- * direction, the threshold) decides:
+ * mean is within half the threshold, at most max_runs. With a baseline,
+ * head and baseline runs alternate (head, baseline, head, ...) on the
+ * job's host, and once the head has min_runs and the baseline at least as
+ * many, regression detection (stats_detect: Yuen's test one-sided in the
+ * bad direction, the threshold) decides:
  *
  *   regression   significant, beyond the threshold, in the bad direction
  *   improvement  significant, beyond the threshold, in the good direction
  *   unchanged    the interval of the % change lies within +-threshold
  *   undecided    none of these at max_runs of the head
  *
- * and while it does not, the side with fewer runs runs again (the
- * baseline at most max_runs in all), so that both are measured close in
- * time.
+ * and while it does not, both run once more.
  *
- * Drift: stored baseline runs may come from another day, and a lab's
- * level moves (load, temperature, firmware). They may show that nothing
- * changed, but a change is only called against baseline runs of this
- * cycle (`fresh`): a suspected change first gets min_runs fresh baseline
- * runs, and from min_runs fresh runs on only they count. Every look tests at
- * `alpha` (default 0.001, one-sided), so that the looks of the loop keep
- * the false reports of a branch without changes near 1%.
+ * Only runs of this cycle decide (`head` and `fresh` are the runs since
+ * the cycle started): stored baseline runs come from another hour or day,
+ * when the lab's level (load, temperature, firmware) may have been
+ * another, and a head 49% slower next to stale baseline runs taken under
+ * load looked "undecided". `base` only says that there is a baseline.
+ * Every look tests at `alpha` (default 0.001, one-sided), so that the
+ * looks of the loop keep the false reports of a branch without changes
+ * near 1%.
  */
 enum nplan_next {
 	NPLAN_DONE,
@@ -59,9 +59,10 @@ struct nplan {
 };
 
 /*
- * What to do next with these runs (base NULL: no baseline; fresh: the
- * baseline's runs of this cycle, also in base). `why` (may be NULL) gets
- * one line once DONE. 0, or -1 on unusable input.
+ * What to do next with these runs: head, the head's runs of this cycle;
+ * base NULL: no baseline (else its stored runs, not used to decide);
+ * fresh, the baseline's runs of this cycle. `why` (may be NULL) gets one
+ * line once DONE. 0, or -1 on unusable input.
  */
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	       const double *base, size_t nb, const double *fresh, size_t nf,

@@ -377,7 +377,8 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 		free(fv);
 		hv = bv = fv = NULL;
 		nh = nb = nf = 0;
-		if (samples(&m, j->head, j->metric, &hv, &nh) < 0 ||
+		/* this cycle's head runs decide (nightly-plan.h) */
+		if (fresh(&m, j->head, j->metric, &hv, &nh) < 0 ||
 		    (have_base &&
 		     (samples(&m, j->baseline, j->metric, &bv, &nb) < 0 ||
 		      fresh(&m, j->baseline, j->metric, &fv, &nf) < 0)))
@@ -419,7 +420,7 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 		goto out;
 	nightly_job_set(&j->verdict, plan.verdict);
 	{
-		char *d = detection_json(j, &plan, nh, nb, n->threshold_pct,
+		char *d = detection_json(j, &plan, nh, nf, n->threshold_pct,
 					 n->direction);
 
 		nightly_job_set(&j->detection, d);

@@ -276,7 +276,7 @@ static int get_confirm(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 {
 	static const char *const names[] = { "parent",	   "culprit", "rounds",
 					     "change",	   "p_value", "method",
-					     "reproduced", NULL };
+					     "ci",	   "reproduced", NULL };
 	struct rb_report_confirm *cf = &d->confirm;
 	json_t *v;
 
@@ -298,10 +298,27 @@ static int get_confirm(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 	v = json_object_get(o, "method");
 	if (v && get_str(c, v, "confirm.method", &cf->method) < 0)
 		return -1;
+	v = json_object_get(o, "ci");
+	if (v && (json_array_size(v) != 3 ||
+		  get_num(c, json_array_get(v, 0), "confirm.ci[0]",
+			  &cf->ci_lo) < 0 ||
+		  get_num(c, json_array_get(v, 1), "confirm.ci[1]",
+			  &cf->ci_hi) < 0 ||
+		  get_num(c, json_array_get(v, 2), "confirm.ci[2]",
+			  &cf->ci_level) < 0))
+		return bad(c, "confirm.ci", "[low %, high %, level]");
+	if (cf->ci_level < 0 || cf->ci_level >= 1 || cf->ci_lo > cf->ci_hi)
+		return bad(c, "confirm.ci", "[low %, high %, level < 1]");
 	v = json_object_get(o, "reproduced");
 	if (!json_is_boolean(v))
 		return bad(c, "confirm.reproduced", "true or false");
 	cf->reproduced = json_is_true(v);
+	if (cf->reproduced && cf->ci_level > 0 && cf->ci_lo <= 0 &&
+	    cf->ci_hi >= 0)
+		return rb_error("%s: 'confirm.ci' holds 0 while 'confirm."
+				"reproduced' is true: an interval that "
+				"includes no change is not a confirmed change",
+				c->path);
 	d->r.confirm = cf;
 	return 0;
 }

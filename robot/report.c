@@ -208,9 +208,15 @@ static int body_verbatim(struct sbuf *b, const char *prefix, const char *text,
  * A measured value as the compare table prints one: two decimals below
  * 1000, whole numbers below 1e8, then four significant digits.
  */
-static void fmt_value(char *buf, size_t size, double v)
+/*
+ * One rounding rule for the mail's numbers: the decimals follow the
+ * magnitude of the value (2 below 1000, none up to 1e8, 4 significant
+ * digits beyond), and a spread is written to the decimals of the value it
+ * belongs to ("1175 ± 124", "61.41 ± 1.33"), never finer than it.
+ */
+static void fmt_like(char *buf, size_t size, double v, double like)
 {
-	double a = fabs(v);
+	double a = fabs(like);
 
 	if (!isfinite(v))
 		snprintf(buf, size, "n/a");
@@ -222,12 +228,17 @@ static void fmt_value(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.4g", v);
 }
 
-static void fmt_spread(char *buf, size_t size, double v)
+static void fmt_value(char *buf, size_t size, double v)
+{
+	fmt_like(buf, size, v, v);
+}
+
+static void fmt_spread(char *buf, size_t size, double v, double of)
 {
 	if (v < 0 || !isfinite(v))
 		snprintf(buf, size, "-");
 	else
-		fmt_value(buf, size, v);
+		fmt_like(buf, size, v, isfinite(of) ? of : v);
 }
 
 static double ci_percent(const struct rb_report *r)
@@ -439,7 +450,7 @@ static void section_bisection(struct sbuf *b, const struct rb_report *r)
 		char *v = rb_mail_sanitized(st->verdict);
 
 		fmt_value(m, sizeof(m), st->mean);
-		fmt_spread(s, sizeof(s), st->spread);
+		fmt_spread(s, sizeof(s), st->spread, st->mean);
 		snprintf(n, sizeof(n), "%u", st->runs);
 		w.verdict = RB_MAX(w.verdict, rb_mail_utf8_cols(v, strlen(v)));
 		w.mean = RB_MAX(w.mean, strlen(m));
@@ -467,7 +478,7 @@ static void section_bisection(struct sbuf *b, const struct rb_report *r)
 		char *sha = rb_mail_sanitized(st->sha);
 
 		fmt_value(m, sizeof(m), st->mean);
-		fmt_spread(s, sizeof(s), st->spread);
+		fmt_spread(s, sizeof(s), st->spread, st->mean);
 		body_linef(b, "  %-12.12s  %s%*s  %*s ± %*s  %*u  %s", sha, v,
 			   (int)(w.verdict - rb_mail_utf8_cols(v, strlen(v))),
 			   "", (int)w.mean, m, (int)w.spread, s, (int)w.runs,
@@ -488,7 +499,7 @@ static void measure_line(struct sbuf *b, const char *label,
 	char *sha = rb_mail_sanitized(m->sha);
 
 	fmt_value(v, sizeof(v), m->mean);
-	fmt_spread(s, sizeof(s), m->spread);
+	fmt_spread(s, sizeof(s), m->spread, m->mean);
 	body_linef(b, "  %-8s %-12.12s  %*s ± %*s  %u runs", label, sha,
 		   (int)wm, v, (int)ws, s, m->runs);
 	free(sha);
@@ -515,19 +526,22 @@ static void section_confirm(struct sbuf *b, const struct rb_report *r)
 	blank(b, 1);
 	fmt_value(v1, sizeof(v1), c->parent.mean);
 	fmt_value(v2, sizeof(v2), c->culprit.mean);
-	fmt_spread(s1, sizeof(s1), c->parent.spread);
-	fmt_spread(s2, sizeof(s2), c->culprit.spread);
+	fmt_spread(s1, sizeof(s1), c->parent.spread, c->parent.mean);
+	fmt_spread(s2, sizeof(s2), c->culprit.spread, c->culprit.mean);
 	wm = RB_MAX(strlen(v1), strlen(v2));
 	ws = RB_MAX(strlen(s1), strlen(s2));
 	measure_line(b, "parent", &c->parent, wm, ws);
 	measure_line(b, "culprit", &c->culprit, wm, ws);
 	sbuf_reset(&line);
 	sbuf_addf(&line, "  %-8s %+.1f%%", "change", c->pct);
+	if (c->ci_level > 0)
+		sbuf_addf(&line, " [%+.1f%%, %+.1f%%] (%.0f%% ci)", c->ci_lo,
+			  c->ci_hi, 100 * c->ci_level);
 	if (c->p_value >= 0) {
-		if (c->p_value < 0.0001)
-			sbuf_addstr(&line, ", p < 0.0001");
-		else
-			sbuf_addf(&line, ", p = %.4f", c->p_value);
+		char pv[32];
+
+		rb_fmt_p(pv, sizeof(pv), c->p_value);
+		sbuf_addf(&line, ", %s", pv);
 		if (c->method && *c->method) {
 			char *m = rb_mail_sanitized(c->method);
 
@@ -580,9 +594,12 @@ static void section_share(struct sbuf *b, const struct rb_report *r)
 
 static void section_confidence(struct sbuf *b, const struct rb_report *r)
 {
+	char c[32];
+
 	if (!(r->confidence >= 0))
 		return;
-	body_linef(b, "Confidence: %.1f%%", 100.0 * r->confidence);
+	rb_fmt_confidence(c, sizeof(c), r->confidence);
+	body_linef(b, "Confidence: %s", c);
 	if (r->confidence_note && *r->confidence_note)
 		body_wrap(b, "  ", r->confidence_note, 72);
 	blank(b, 1);

@@ -81,6 +81,8 @@ struct rb_report_confirm {
 	double pct; /* culprit vs parent, signed percent */
 	double p_value; /* < 0: not given */
 	const char *method; /* the test behind p_value, or NULL */
+	/* the interval of pct at ci_level (ci_level 0: none given) */
+	double ci_lo, ci_hi, ci_level;
 	bool reproduced;
 };
 

@@ -716,7 +716,16 @@ static int draft_confirm(struct ctx *c, int64_t bisection_id,
 	conf->rounds = RB_MIN(conf->parent.runs, conf->culprit.runs);
 	conf->pct = json_number_value(json_object_get(e, "change_pct"));
 	conf->p_value = json_number_value(json_object_get(e, "p"));
-	conf->method = "Yuen's trimmed-mean t-test";
+	conf->method = *jstr(e, "method") ? jstr(e, "method") :
+					     "Yuen's trimmed-mean t-test";
+	if (json_array_size(json_object_get(e, "ci_pct")) == 2) {
+		json_t *ci = json_object_get(e, "ci_pct");
+
+		conf->ci_lo = json_number_value(json_array_get(ci, 0));
+		conf->ci_hi = json_number_value(json_array_get(ci, 1));
+		conf->ci_level =
+			json_number_value(json_object_get(e, "level"));
+	}
 	conf->reproduced = true;
 	return 1;
 }

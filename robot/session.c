@@ -998,9 +998,49 @@ out:
  * decides; *refuted when it says no change, or cannot show one by the
  * cap.
  */
+/*
+ * What the confirmation shows of the change parent -> culprit: the
+ * numbers the change test decided on (its fresh runs, their robust
+ * locations, the pooled noise), so that the interval and the verdict
+ * cannot disagree. A confirmed change has evidence llr >= A, A >= ln(1 /
+ * confirm_alpha), with llr = (delta D / sigma - delta^2 / 2) / q, q = 1/np
+ * + 1/nc: then D / sigma >= delta / 2 + A q / delta >= sqrt(2 A q) (the
+ * mean of two terms is at least their geometric mean), that is D >=
+ * sqrt(2 A) se with se = sigma sqrt(q): 2.80 se at confirm_alpha 2%, so
+ * the 95% interval D +- 1.96 se never holds 0.
+ */
+struct change_numbers {
+	bool tested;
+	double parent, culprit; /* robust locations */
+	double parent_sd, culprit_sd; /* the fresh runs' sample sd */
+	double se; /* of culprit - parent, from the pooled noise */
+	size_t parent_runs, culprit_runs;
+};
+
+static void change_numbers_set(struct change_numbers *cn,
+			       const struct stats_step *v,
+			       const struct stats_set *ps,
+			       const struct stats_set *cs)
+{
+	struct stats_summary a, b;
+
+	stats_summarize(&a, ps->v, ps->nr);
+	stats_summarize(&b, cs->v, cs->nr);
+	cn->tested = true;
+	cn->parent = v->threshold;
+	cn->culprit = v->cand_mean;
+	cn->parent_sd = a.stddev;
+	cn->culprit_sd = b.stddev;
+	cn->parent_runs = ps->nr;
+	cn->culprit_runs = cs->nr;
+	cn->se = v->noise_sd * sqrt(1.0 / (double)ps->nr +
+				    1.0 / (double)cs->nr);
+}
+
 static int confirm_change(struct sess *s, const char *parent,
 			  const char *culprit, int host, int64_t after,
-			  bool *refuted, struct sbuf *why)
+			  bool *refuted, struct change_numbers *cn,
+			  struct sbuf *why)
 {
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
@@ -1025,6 +1065,7 @@ static int confirm_change(struct sess *s, const char *parent,
 	*refuted = v.verdict != STATS_BAD;
 	if (*refuted)
 		event(s, "%.12s holds no change: %s", culprit, why->buf);
+	change_numbers_set(cn, &v, &ps, &cs);
 	ret = 0;
 out:
 	stats_set_release(&good);
@@ -1034,14 +1075,73 @@ out:
 	return ret;
 }
 
+/* One parent's change as the confirmation shows it. */
+struct change_line {
+	double parent, culprit, parent_sd, culprit_sd;
+	size_t parent_runs, culprit_runs;
+	double pct, lo, hi, level, p;
+	bool bounded;
+	const char *method;
+};
+
+/* The change test's numbers, with its 95% interval (z, pooled noise). */
+static void change_line_test(struct change_line *l,
+			     const struct change_numbers *cn)
+{
+	double d = cn->culprit - cn->parent, z = stats_norm_quantile(0.975);
+	double base = fabs(cn->parent);
+
+	memset(l, 0, sizeof(*l));
+	l->parent = cn->parent;
+	l->culprit = cn->culprit;
+	l->parent_sd = cn->parent_sd;
+	l->culprit_sd = cn->culprit_sd;
+	l->parent_runs = cn->parent_runs;
+	l->culprit_runs = cn->culprit_runs;
+	l->level = 0.95;
+	l->method = "sequential change test, pooled noise";
+	l->p = cn->se > 0 ? 2 * stats_norm_sf(fabs(d) / cn->se) : 0;
+	if (base > 0) {
+		l->pct = 100 * d / base;
+		l->lo = 100 * (d - z * cn->se) / base;
+		l->hi = 100 * (d + z * cn->se) / base;
+		l->bounded = true;
+	}
+}
+
+static void change_line_detect(struct change_line *l,
+			       const struct stats_detection *d,
+			       const struct stats_summary *sp,
+			       const struct stats_summary *sc, size_t np,
+			       size_t nc, double level)
+{
+	memset(l, 0, sizeof(*l));
+	l->parent = d->base_mean;
+	l->culprit = d->new_mean;
+	l->parent_sd = sp->stddev;
+	l->culprit_sd = sc->stddev;
+	l->parent_runs = np;
+	l->culprit_runs = nc;
+	l->pct = d->change_pct;
+	l->p = d->p;
+	l->level = level;
+	l->method = "Yuen's trimmed-mean t-test";
+	l->bounded = d->ci_pct.bounded;
+	l->lo = d->ci_pct.lo;
+	l->hi = d->ci_pct.hi;
+}
+
 /*
- * The change parent -> culprit (regression detection on all their runs):
- * JSON into detail, the first parent's in words into why (after the
- * verdicts).
+ * The change parent -> culprit: JSON into detail (one object a parent),
+ * the first parent's in words into why (after the verdicts). The first
+ * parent's numbers are the change test's (cn, when it ran: see struct
+ * change_numbers); otherwise, and for the other parents of a merge,
+ * regression detection on all their runs (stats_detect, Yuen's test).
  */
 static int confirm_numbers(struct sess *s, const char *culprit,
 			   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
 			   int host, int64_t after, const char *verdicts,
+			   const struct change_numbers *cn,
 			   struct sbuf *detail, struct sbuf *why)
 {
 	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
@@ -1060,36 +1160,51 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 	if (load_set(s, culprit, &cs, -1, 0) < 0)
 		goto out;
 	for (k = 0; k < np; k++) {
-		if (load_set(s, parents[k], &ps, -1, 0) < 0)
-			goto out;
-		if (ps.nr < 2 || cs.nr < 2)
-			continue;
-		if (stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d, NULL) < 0)
-			goto out;
+		struct change_line l;
+		char pv[32];
+
+		if (!k && cn->tested) {
+			change_line_test(&l, cn);
+		} else {
+			if (load_set(s, parents[k], &ps, -1, 0) < 0)
+				goto out;
+			if (ps.nr < 2 || cs.nr < 2)
+				continue;
+			if (stats_detect(&o, ps.v, ps.nr, cs.v, cs.nr, &d,
+					 NULL) < 0)
+				goto out;
+			stats_summarize(&ssp, ps.v, ps.nr);
+			stats_summarize(&ssc, cs.v, cs.nr);
+			change_line_detect(&l, &d, &ssp, &ssc, ps.nr, cs.nr,
+					   o.level);
+		}
 		if (!shown) {
-			sbuf_addf(why, "%s; change %+.2f%%", verdicts,
-				  d.change_pct);
-			if (d.ci_pct.bounded)
+			sbuf_addf(why, "%s; change %+.2f%%", verdicts, l.pct);
+			if (l.bounded)
 				sbuf_addf(why,
 					  " [%+.2f%%, %+.2f%%] (%.0f%% ci)",
-					  d.ci_pct.lo, d.ci_pct.hi,
-					  100 * o.level);
-			sbuf_addf(why,
-				  ", p=%.2g, %.6g -> %.6g, %zu vs %zu runs",
-				  d.p, d.base_mean, d.new_mean, ps.nr, cs.nr);
+					  l.lo, l.hi, 100 * l.level);
+			rb_fmt_p(pv, sizeof(pv), l.p);
+			sbuf_addf(why, ", %s, %.6g -> %.6g, %zu vs %zu runs",
+				  pv, l.parent, l.culprit, l.parent_runs,
+				  l.culprit_runs);
 		}
-		stats_summarize(&ssp, ps.v, ps.nr);
-		stats_summarize(&ssc, cs.v, cs.nr);
 		sbuf_addf(detail,
 			  "%s{\"parent\": \"%s\", \"parent_mean\": %.17g, "
 			  "\"culprit_mean\": %.17g, \"parent_sd\": %.17g, "
 			  "\"culprit_sd\": %.17g, \"change_pct\": %.6g, "
 			  "\"p\": %.6g, \"parent_runs\": %zu, "
 			  "\"culprit_runs\": %zu, \"after_run\": %lld, "
-			  "\"host\": \"%s\"}",
-			  shown++ ? ", " : "", parents[k], d.base_mean,
-			  d.new_mean, ssp.stddev, ssc.stddev, d.change_pct, d.p,
-			  ps.nr, cs.nr, (long long)after, s->cfg->hosts[host]);
+			  "\"host\": \"%s\", \"method\": \"%s\"",
+			  shown++ ? ", " : "", parents[k], l.parent, l.culprit,
+			  l.parent_sd, l.culprit_sd, l.pct, l.p, l.parent_runs,
+			  l.culprit_runs, (long long)after,
+			  s->cfg->hosts[host], l.method);
+		if (l.bounded)
+			sbuf_addf(detail,
+				  ", \"ci_pct\": [%.6g, %.6g], \"level\": %.3g",
+				  l.lo, l.hi, l.level);
+		sbuf_addch(detail, '}');
 	}
 	sbuf_addch(detail, ']');
 	if (!why->len)
@@ -1124,6 +1239,7 @@ static int confirm(struct sess *s, const char *culprit,
 {
 	struct member *m = xcalloc(np + 1, sizeof(*m));
 	struct sbuf verdicts = SBUF_INIT;
+	struct change_numbers cn = { 0 };
 	int host = 0, ret = -1;
 	bool refuted;
 	size_t k;
@@ -1145,11 +1261,11 @@ static int confirm(struct sess *s, const char *culprit,
 		goto out;
 	if (!refuted && np &&
 	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
-			   why) < 0)
+			   &cn, why) < 0)
 		goto out;
 	*confirmed = !refuted;
 	ret = confirm_numbers(s, culprit, parents, np, host, *after,
-			      verdicts.buf, detail, why);
+			      verdicts.buf, &cn, detail, why);
 out:
 	s->phase = NULL;
 	free(m);

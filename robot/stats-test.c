@@ -494,6 +494,8 @@ int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
 	out->improvement = o->direction && out->significant &&
 			   out->beyond_threshold && !out->bad_direction;
 	if (why) {
+		char pv[32];
+
 		sbuf_addf(why, "%s: %+.2f%%",
 			  out->regression	 ? "regression" :
 			  out->improvement	 ? "improvement" :
@@ -504,9 +506,10 @@ int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
 		if (out->ci_pct.bounded)
 			sbuf_addf(why, " [%+.2f%%, %+.2f%%]", out->ci_pct.lo,
 				  out->ci_pct.hi);
+		rb_fmt_p(pv, sizeof(pv), out->p);
 		sbuf_addf(why,
-			  " (%.0f%% ci), p=%.2g, %.6g -> %.6g, %zu vs %zu runs",
-			  100 * o->level, out->p, out->base_mean, out->new_mean,
+			  " (%.0f%% ci), %s, %.6g -> %.6g, %zu vs %zu runs",
+			  100 * o->level, pv, out->base_mean, out->new_mean,
 			  na, nb);
 	}
 	return 0;

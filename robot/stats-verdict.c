@@ -1369,6 +1369,8 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 		      const struct stats_summary *sb, size_t ng, size_t nb,
 		      double T, const char *reason)
 {
+	char pv[32];
+
 	switch (out->verdict) {
 	case STATS_REPRODUCED:
 		sbuf_addstr(why, "reproduced: ");
@@ -1383,8 +1385,9 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 	why_runs(why, "good", sg->mean, sg->stddev_pop, ng);
 	sbuf_addstr(why, ", ");
 	why_runs(why, "bad", sb->mean, sb->stddev_pop, nb);
-	sbuf_addf(why, ": %+.1f%%, p=%.2g, evidence %+.2f of +%.2f",
-		  out->change_pct, out->p, out->llr, out->bound);
+	rb_fmt_p(pv, sizeof(pv), out->p);
+	sbuf_addf(why, ": %+.1f%%, %s, evidence %+.2f of +%.2f",
+		  out->change_pct, pv, out->llr, out->bound);
 	if (p->threshold_kind != STATS_THRESHOLD_MIDPOINT)
 		sbuf_addf(why, ", threshold %.6g", T);
 	if (reason)

@@ -237,6 +237,26 @@ bool rb_ends_with(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+void rb_fmt_confidence(char *buf, size_t n, double c)
+{
+	double pct = floor(c * 10000 + 1e-9) / 100;
+
+	if (!isfinite(c))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2f%%", RB_MAX(0.0, RB_MIN(100.0, pct)));
+}
+
+void rb_fmt_p(char *buf, size_t n, double p)
+{
+	if (!(p >= 0))
+		snprintf(buf, n, "p = -");
+	else if (p < 0.0001)
+		snprintf(buf, n, "p < 0.0001");
+	else
+		snprintf(buf, n, "p = %.4f", p);
+}
+
 static atomic_bool stop_requested;
 
 void rb_stop_request(void)

@@ -79,6 +79,16 @@ char *xstrvfmt(const char *fmt, va_list ap)
 void rb_stop_request(void);
 bool rb_stop_requested(void);
 
+/*
+ * A confidence (0..1) as people read it, everywhere the robot shows one:
+ * a percentage with two decimals, rounded down, so that 0.99996 is
+ * "99.99%" and never "100.00%" unless it is 1 ("99.98%" in the mail and
+ * on stdout alike). buf of 16 bytes at least.
+ */
+void rb_fmt_confidence(char *buf, size_t n, double c);
+/* A p-value, the same everywhere: "p = 0.0123", "p < 0.0001". */
+void rb_fmt_p(char *buf, size_t n, double p);
+
 /* String helpers. */
 bool rb_starts_with(const char *s, const char *prefix);
 bool rb_ends_with(const char *s, const char *suffix);

@@ -53,6 +53,9 @@ static const struct rb_report_confirm fx_confirm_resched = {
 	.pct = -24.0,
 	.p_value = 0.00002,
 	.method = "Welch's t-test",
+	.ci_lo = -25.1,
+	.ci_hi = -22.9,
+	.ci_level = 0.95,
 	.reproduced = true,
 };
 

@@ -82,6 +82,13 @@ Test(report_json, errors_name_the_file_and_place)
 		  ": 'job' (or 'key') is needed to tell this mail from others" },
 		{ "{\"tree\": \"a\", \"tree\": \"b\"}",
 		  ":1:20: duplicate object key near '\"tree\"'" },
+		{ "{\"confirm\": {\"parent\": {\"sha\": \"a\", \"mean\": 1, "
+		  "\"spread\": 0, \"runs\": 2}, \"culprit\": {\"sha\": \"b\", "
+		  "\"mean\": 1, \"spread\": 0, \"runs\": 2}, \"change\": -32.6, "
+		  "\"ci\": [-57.3, 26.8, 0.95], \"reproduced\": true}}",
+		  ": 'confirm.ci' holds 0 while 'confirm.reproduced' is true: "
+		  "an interval that includes no change is not a confirmed "
+		  "change" },
 	};
 	char *dir = scratch();
 	size_t i;

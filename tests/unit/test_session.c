@@ -372,3 +372,45 @@ Test(session, k_way_rounds_on_four_hosts)
 	session_outcome_release(&out);
 	session_mem_release(&f.m);
 }
+
+/*
+ * The confirmation's numbers are its change test's: over noisy seeded
+ * histories (the culprit 2 noise sd worse), every "confirmed" step's 95%
+ * interval lies on the regression's side, and a refuted one's
+ * ("unconfirmed") is not reported as a change. The interval, the word
+ * "reproduced" and the confidence cannot disagree.
+ */
+Test(session, confirmed_interval_never_holds_zero)
+{
+	unsigned seed, found = 0;
+
+	for (seed = 1; seed <= 30; seed++) {
+		struct fake f = { .culprit = 11, .fast = 100, .slow = 90,
+				  .noise = 10, .rng = seed };
+		struct session_outcome_info out;
+		size_t i;
+
+		fake_init(&f, 1);
+		cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+		for (i = 0; i < f.m.steps_nr; i++) {
+			const struct bisection_step_rec *st = &f.m.steps[i];
+			const char *d = st->detail, *ci;
+			double lo, hi;
+
+			if (strcmp(st->kind, "confirmed") || !d)
+				continue;
+			ci = strstr(d, "\"ci_pct\": [");
+			cr_assert_not_null(ci, "seed %u: %s", seed, d);
+			cr_assert_eq(sscanf(ci, "\"ci_pct\": [%lf, %lf]", &lo,
+					    &hi),
+				     2);
+			cr_expect_lt(hi, 0, "seed %u: [%g, %g]", seed, lo, hi);
+			cr_expect(strstr(d, "\"method\": \"sequential change "
+					    "test, pooled noise\""));
+			found++;
+		}
+		session_outcome_release(&out);
+		session_mem_release(&f.m);
+	}
+	cr_expect_geq(found, 25, "only %u confirmed", found);
+}

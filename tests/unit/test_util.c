@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <criterion/criterion.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "robot.h"
@@ -211,4 +212,20 @@ Test(util, edit_distance_and_did_you_mean)
 	cr_expect_str_eq(rb_suggest("rnu", cmds, 5), "run");
 	cr_expect_null(rb_suggest("x", cmds, 5), "too far for so short");
 	cr_expect_null(rb_suggest("nightly", cmds, 5));
+}
+
+Test(util, confidence_is_never_rounded_up)
+{
+	char b[32];
+
+	rb_fmt_confidence(b, sizeof(b), 0.99976);
+	cr_expect_str_eq(b, "99.97%");
+	rb_fmt_confidence(b, sizeof(b), 0.99999);
+	cr_expect_str_eq(b, "99.99%", "not 100.00%");
+	rb_fmt_confidence(b, sizeof(b), 1.0);
+	cr_expect_str_eq(b, "100.00%");
+	rb_fmt_confidence(b, sizeof(b), 0.99);
+	cr_expect_str_eq(b, "99.00%");
+	rb_fmt_confidence(b, sizeof(b), NAN);
+	cr_expect_str_eq(b, "-");
 }
