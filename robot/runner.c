@@ -293,6 +293,36 @@ static void hook_env(const struct runner *r, struct svec *env,
 }
 
 /*
+ * The last line a failed hook wrote (ssh's "Connection refused", a
+ * compiler's error), for the one line that says why; "" when none.
+ */
+static void last_line(const char *log, struct sbuf *out)
+{
+	char *buf = NULL;
+	size_t len = 0, end, start;
+
+	if (rb_read_file_max(log, 1 << 20, &buf, &len) < 0) {
+		rb_error_clear();
+		return;
+	}
+	end = len;
+	while (end && (buf[end - 1] == '\n' || buf[end - 1] == '\r' ||
+		       buf[end - 1] == ' '))
+		end--;
+	start = end;
+	while (start && buf[start - 1] != '\n')
+		start--;
+	if (end > start) {
+		char *line = xstrndup(buf + start, RB_MIN(end - start, 200));
+
+		if (rb_is_clean_text(line))
+			sbuf_addf(out, ": %s", line);
+		free(line);
+	}
+	free(buf);
+}
+
+/*
  * Run one hook by the contract. Returns -1 when it could not be started
  * at all (that is the lab's problem, reported as infra by the callers).
  */
@@ -325,8 +355,9 @@ static enum step_outcome run_hook(const char *hook, const struct svec *env,
 		sbuf_addf(why, "hook '%s' exited 125 (see %s)", hook, log);
 		return STEP_SKIP;
 	}
-	sbuf_addf(why, "hook '%s' %s (see %s)", hook, proc_describe(&res, &d),
-		  log);
+	sbuf_addf(why, "hook '%s' %s", hook, proc_describe(&res, &d));
+	last_line(log, why);
+	sbuf_addf(why, " (see %s)", log);
 	sbuf_release(&d);
 	return STEP_INFRA;
 }

@@ -3,7 +3,10 @@
  * robot lab check --lab LAB
  */
 #include "../robot.h"
+#include "../job.h"
 #include "../lab.h"
+#include "../payload.h"
+#include "../runner.h"
 #include "../sbuf.h"
 #include "../svec.h"
 #include "../transport.h"
@@ -17,7 +20,14 @@ struct row {
 	const char *transport;
 	bool reachable;
 	long nproc;
+	int payload; /* 1 runs (and knows the jobs), 0 not, -1 not asked */
 	char *msg;
+};
+
+struct lab_check_opts {
+	const char *lab;
+	const char *job;
+	struct svec params;
 };
 
 static bool check_hook(const char *name, const char *path)
@@ -42,8 +52,59 @@ static char *first_line(const struct sbuf *sb)
 	return xstrndup(sb->buf, nl ? (size_t)(nl - sb->buf) : sb->len);
 }
 
+/*
+ * The host's payload answers its help (the path is right, the binary runs
+ * there), and with jobs, knows each one's test and options: the command
+ * line each would run is built against that help, as a run builds it.
+ */
+static void probe_payload(struct transport *t, const struct lab_host *h,
+			  const struct job_list *jobs, struct row *r)
+{
+	const struct payload_ops *p = payload_find(NULL);
+	const char *argv[] = { p->binary(h), p->help_arg, NULL };
+	struct sbuf out = SBUF_INIT_MAX(1 << 20), desc = SBUF_INIT;
+	struct transport_cmd cmd = { .argv = argv,
+				     .out = &out,
+				     .err = &out,
+				     .timeout = PROBE_TIMEOUT };
+	struct transport_result res = { 0 };
+	size_t i;
+
+	r->payload = 0;
+	if (transport_run(t, &cmd, &res) < 0) {
+		r->msg = xstrdup(rb_errmsg());
+		goto out;
+	}
+	if (res.infra || !strstr(out.buf, p->help_mark)) {
+		sbuf_rtrim(&out);
+		r->msg = xstrfmt("%s '%s': %s%s%.*s", p->name, argv[0],
+				 transport_describe(&res, &desc),
+				 out.len ? ": " : "",
+				 (int)strcspn(out.buf, "\n"), out.buf);
+		goto out;
+	}
+	for (i = 0; jobs && i < jobs->nr; i++) {
+		struct job *j = job_copy(jobs->v[i]);
+		struct svec a = SVEC_INIT;
+		int bad = job_resolve(j, r->nproc > 0 ? r->nproc : 1) < 0 ||
+			  runner_payload_argv(j, h, out.buf, &a) < 0;
+
+		svec_clear(&a);
+		job_free(j);
+		if (bad) {
+			r->msg = xstrdup(rb_errmsg());
+			goto out;
+		}
+	}
+	r->payload = 1;
+out:
+	transport_result_release(&res);
+	sbuf_release(&out);
+	sbuf_release(&desc);
+}
+
 static void probe(const struct lab *lab, const struct lab_host *h,
-		  struct row *r)
+		  const struct job_list *jobs, struct row *r)
 {
 	const char *true_argv[] = { "true", NULL };
 	const char *nproc_argv[] = { "nproc", NULL };
@@ -57,6 +118,7 @@ static void probe(const struct lab *lab, const struct lab_host *h,
 	long n;
 
 	r->nproc = -1;
+	r->payload = -1;
 	if (transport_open(&t, lab, h) < 0) {
 		r->msg = xstrdup(rb_errmsg());
 		return;
@@ -91,10 +153,11 @@ static void probe(const struct lab *lab, const struct lab_host *h,
 				 err.len ? ": " : "", err.buf);
 	} else {
 		r->nproc = n;
-		if (h->nr_cpu && h->nr_cpu != n)
-			r->msg = xstrfmt("the lab says nr_cpu %ld", h->nr_cpu);
 	}
 	transport_result_release(&res);
+	probe_payload(&t, h, jobs, r);
+	if (!r->msg && h->nr_cpu && r->nproc > 0 && h->nr_cpu != r->nproc)
+		r->msg = xstrfmt("the lab says nr_cpu %ld", h->nr_cpu);
 out:
 	transport_close(&t);
 	sbuf_release(&out);
@@ -104,37 +167,71 @@ out:
 
 static void print_row(size_t wh, size_t wt, const char *host,
 		      const char *transport, const char *reachable,
-		      const char *nproc, const char *msg)
+		      const char *nproc, const char *payload, const char *msg)
 {
 	struct sbuf sb = SBUF_INIT;
 
-	sbuf_addf(&sb, "%-*s  %-*s  %-9s  %5s  %s", (int)wh, host, (int)wt,
-		  transport, reachable, nproc, msg);
+	sbuf_addf(&sb, "%-*s  %-*s  %-9s  %5s  %-9s  %s", (int)wh, host,
+		  (int)wt, transport, reachable, nproc, payload, msg);
 	sbuf_rtrim(&sb);
 	puts(sb.buf);
 	sbuf_release(&sb);
 }
 
+#define LAB_OPT(f) offsetof(struct lab_check_opts, f)
 const struct rb_opt_spec lab_opts[] = {
-	RB_OPT_LAB(0),
+	RB_OPT_LAB(LAB_OPT(lab)),
+	RB_OPT_STR("--job", "JOB", LAB_OPT(job),
+		   "check that each host's stress-ng knows this job's tests "
+		   "and options"),
+	RB_OPT_PARAM(LAB_OPT(params)),
 	RB_OPT_END,
 };
 
 static int lab_check(int argc, char **argv)
 {
-	const char *file = NULL;
+	struct lab_check_opts o = { .params = SVEC_INIT };
+	struct job_list jobs = { 0 };
+	const char *file;
 	struct lab lab;
 	struct row *rows;
 	size_t i, wh = 4, wt = 9;
 	int r, ret = RB_EXIT_OK;
 
-	r = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &file, NULL);
-	if (r)
+	r = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &o, NULL);
+	if (r) {
+		svec_clear(&o.params);
 		return r;
-	if (!file)
+	}
+	file = o.lab;
+	if (!file) {
+		svec_clear(&o.params);
 		return rb_usage_error("lab", "check needs --lab LAB");
+	}
+	if (o.job && job_load_file(&jobs, o.job) < 0) {
+		rb_error_print();
+		svec_clear(&o.params);
+		return RB_EXIT_FAIL;
+	}
+	if (o.job && o.params.nr) {
+		long k = job_select(&jobs, (const char *const *)o.params.v,
+				    o.params.nr);
+
+		if (k < 0) {
+			rb_error_print();
+			job_list_release(&jobs);
+			svec_clear(&o.params);
+			return RB_EXIT_FAIL;
+		}
+		/* the one the filters name */
+		for (i = jobs.nr; i-- > 0;)
+			if (i != (size_t)k)
+				job_list_remove(&jobs, i);
+	}
 	if (lab_load(&lab, file) < 0) {
 		rb_error_print();
+		job_list_release(&jobs);
+		svec_clear(&o.params);
 		return RB_EXIT_FAIL;
 	}
 	if (!check_hook("build", lab.hooks.build))
@@ -156,13 +253,14 @@ static int lab_check(int argc, char **argv)
 	for (i = 0; i < lab.nr_hosts; i++) {
 		rows[i].host = lab.hosts[i].name;
 		rows[i].transport = lab.hosts[i].transport;
-		probe(&lab, &lab.hosts[i], &rows[i]);
-		if (!rows[i].reachable)
+		probe(&lab, &lab.hosts[i], o.job ? &jobs : NULL, &rows[i]);
+		if (!rows[i].reachable || rows[i].payload == 0)
 			ret = RB_EXIT_FAIL;
 		wh = RB_MAX(wh, strlen(rows[i].host));
 		wt = RB_MAX(wt, strlen(rows[i].transport));
 	}
-	print_row(wh, wt, "host", "transport", "reachable", "nproc", "message");
+	print_row(wh, wt, "host", "transport", "reachable", "nproc",
+		  "stress-ng", "message");
 	for (i = 0; i < lab.nr_hosts; i++) {
 		char nproc[24] = "-";
 
@@ -170,11 +268,16 @@ static int lab_check(int argc, char **argv)
 			snprintf(nproc, sizeof(nproc), "%ld", rows[i].nproc);
 		print_row(wh, wt, rows[i].host, rows[i].transport,
 			  rows[i].reachable ? "yes" : "no", nproc,
+			  rows[i].payload < 0 ? "-" :
+			  rows[i].payload     ? "yes" :
+						"no",
 			  rows[i].msg ? rows[i].msg : "");
 		free(rows[i].msg);
 	}
 	free(rows);
 	lab_release(&lab);
+	job_list_release(&jobs);
+	svec_clear(&o.params);
 	if (fflush(stdout))
 		ret = RB_EXIT_FAIL;
 	return ret;
