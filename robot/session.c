@@ -916,7 +916,9 @@ static int confirm_run(struct sess *s, int host, const char *commit)
 
 /*
  * Decide each member again on its fresh runs on host (after run id
- * `after`), interleaved, asking for anchor runs when the verdict does;
+ * `after`), interleaved in ABBA order (parent, culprit, culprit, parent,
+ * ...: balanced against a linear drift, and a boot for every two runs
+ * instead of every run), asking for anchor runs when the verdict does;
  * *refuted as soon as one comes out other than expected. verdicts gets
  * "sha verdict, ...", why the last verdict's reason.
  */
@@ -926,14 +928,15 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 {
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 fresh = STATS_SET_INIT;
-	size_t k, left = 1;
+	size_t i, left = 1;
+	unsigned pass;
 	int ret = -1;
 
 	*refuted = false;
-	while (!*refuted && left) {
+	for (pass = 0; !*refuted && left; pass++) {
 		left = 0;
-		for (k = 0; k < nm && !*refuted; k++) {
-			struct member *c = &m[k];
+		for (i = 0; i < nm && !*refuted; i++) {
+			struct member *c = &m[pass & 1 ? nm - 1 - i : i];
 			const char *run;
 
 			if (c->done)
@@ -1045,6 +1048,7 @@ static int confirm_change(struct sess *s, const char *parent,
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
 	struct stats_step v;
+	unsigned abba = 1; /* the members' runs ended with the culprit */
 	int ret = -1;
 
 	for (;;) {
@@ -1058,9 +1062,11 @@ static int confirm_change(struct sess *s, const char *parent,
 			goto out;
 		if (v.verdict != STATS_NEED_MORE)
 			break;
-		if (confirm_run(s, host, parent) < 0 ||
-		    confirm_run(s, host, culprit) < 0)
+		/* ABBA, as the members' runs */
+		if (confirm_run(s, host, abba & 1 ? culprit : parent) < 0 ||
+		    confirm_run(s, host, abba & 1 ? parent : culprit) < 0)
 			goto out;
+		abba++;
 	}
 	*refuted = v.verdict != STATS_BAD;
 	if (*refuted)
