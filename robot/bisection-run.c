@@ -24,7 +24,7 @@ static int open_bisection(struct bisection_run *r, const char *key,
 	const struct bisection_request *q = r->req;
 	char bad_hex[RB_OID_HEXSZ + 1];
 	struct sbuf jn = SBUF_INIT;
-	char *goods;
+	char *goods, *range;
 	int found, ret;
 
 	found = store_bisection_by_key(q->ctx->st, key, rec);
@@ -33,9 +33,11 @@ static int open_bisection(struct bisection_run *r, const char *key,
 	goods = bisection_hex_list(q->goods, q->nr_goods);
 	rb_oid_hex(q->bad, bad_hex);
 	job_name(q->ctx->job, &jn);
-	ret = store_bisection_create(q->ctx->st, key, jn.buf, q->metric, goods,
-				     bad_hex, r->command ? r->command : "",
-				     &r->id);
+	range = bisection_range_key(q);
+	ret = store_bisection_create(q->ctx->st, key, range, jn.buf, q->metric,
+				     goods, bad_hex,
+				     r->command ? r->command : "", &r->id);
+	free(range);
 	free(goods);
 	sbuf_release(&jn);
 	return ret;

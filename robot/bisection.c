@@ -20,7 +20,7 @@ static int cmp_oid(const void *a, const void *b)
 	return memcmp(a, b, RB_OID_RAWSZ);
 }
 
-char *bisection_key(const struct bisection_request *r)
+static char *key_of(const struct bisection_request *r, bool with_metric)
 {
 	const struct job *j = r->ctx->job;
 	struct sbuf sb = SBUF_INIT, name = SBUF_INIT;
@@ -31,11 +31,13 @@ char *bisection_key(const struct bisection_request *r)
 	memcpy(g, r->goods, r->nr_goods * sizeof(*g));
 	qsort(g, r->nr_goods, sizeof(*g), cmp_oid);
 	job_name(j, &name);
-	sbuf_addf(&sb, "v1|%s|%s|%s|%s|%s|%s|%s|%s|%s", r->ctx->lab.workdir,
-		  name.buf, j->kconfig ? j->kconfig : "",
-		  j->compiler ? j->compiler : "", j->rootfs ? j->rootfs : "",
-		  r->metric, r->threshold ? r->threshold : "midpoint",
-		  r->first_parent ? "first-parent" : "all-parents",
+	sbuf_addf(&sb, "v1|%s|%s|%s|%s|%s|", r->ctx->lab.workdir, name.buf,
+		  j->kconfig ? j->kconfig : "", j->compiler ? j->compiler : "",
+		  j->rootfs ? j->rootfs : "");
+	if (with_metric)
+		sbuf_addf(&sb, "%s|%s|", r->metric,
+			  r->threshold ? r->threshold : "midpoint");
+	sbuf_addf(&sb, "%s|%s", r->first_parent ? "first-parent" : "all-parents",
 		  rb_oid_hex(r->bad, hex));
 	for (i = 0; i < r->nr_goods; i++) {
 		if (i && !memcmp(g[i], g[i - 1], RB_OID_RAWSZ))
@@ -45,6 +47,16 @@ char *bisection_key(const struct bisection_request *r)
 	free(g);
 	sbuf_release(&name);
 	return sbuf_detach(&sb);
+}
+
+char *bisection_key(const struct bisection_request *r)
+{
+	return key_of(r, true);
+}
+
+char *bisection_range_key(const struct bisection_request *r)
+{
+	return key_of(r, false);
 }
 
 char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n)

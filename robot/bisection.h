@@ -34,6 +34,12 @@ struct bisection_request {
  * so running the same command again resumes it. malloc'd.
  */
 char *bisection_key(const struct bisection_request *r);
+/*
+ * The same without the metric and the threshold: bisections of one range
+ * share their runs (a new --metric measures only what the runs so far do
+ * not settle). malloc'd.
+ */
+char *bisection_range_key(const struct bisection_request *r);
 /* ["<hex>", ...] of n oids. malloc'd. */
 char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n);
 

@@ -197,6 +197,10 @@ static const char *const migrations[] = {
 	 * before its end: when and why; cleared when it resumes */
 	"ALTER TABLE bisections ADD COLUMN stopped REAL;"
 	"ALTER TABLE bisections ADD COLUMN stop_reason TEXT;",
+	/* 4 -> 5: bisections of one range (the same job, endpoints and
+	 * options, another metric or threshold) share their runs */
+	"ALTER TABLE bisections ADD COLUMN range_key TEXT;"
+	"CREATE INDEX bisections_by_range ON bisections(range_key);",
 };
 
 static int store_error(struct store *st, const char *what)
@@ -639,16 +643,17 @@ int store_bisection_get(struct store *st, int64_t id, struct bisection_rec *out)
 	return db_one(st->db, s, "read bisections", &bisection_rows, out);
 }
 
-int store_bisection_create(struct store *st, const char *key, const char *job,
+int store_bisection_create(struct store *st, const char *key,
+			   const char *range_key, const char *job,
 			   const char *metric, const char *good,
 			   const char *bad, const char *command, int64_t *id)
 {
 	return db_run(
 		st->db, id,
-		"INSERT INTO bisections (key, job, metric, good, bad,"
-		" command, status, created) VALUES (?,?,?,?,?,?,'running',"
+		"INSERT INTO bisections (key, range_key, job, metric, good, bad,"
+		" command, status, created) VALUES (?,?,?,?,?,?,?,'running',"
 		" (julianday('now') - 2440587.5) * 86400.0)",
-		"ssssss", key, job, metric, good, bad, command);
+		"sssssss", key, range_key, job, metric, good, bad, command);
 }
 
 int store_bisection_finish(struct store *st, int64_t id, const char *status,
@@ -742,8 +747,11 @@ int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 	if (db_query(st->db, &s,
 		     "SELECT r.id, r.host, s.value FROM runs r"
 		     " JOIN samples s ON s.run_id = r.id"
-		     " WHERE r.bisection_id = ? AND r.commit_sha = ?"
-		     " AND r.status = 'ok' AND s.stat = ? ORDER BY r.id",
+		     " WHERE r.bisection_id IN (SELECT b.id FROM bisections b"
+		     "  WHERE b.id = ?1 OR b.range_key = (SELECT range_key"
+		     "  FROM bisections WHERE id = ?1))"
+		     " AND r.commit_sha = ?2"
+		     " AND r.status = 'ok' AND s.stat = ?3 ORDER BY r.id",
 		     "Iss", id, commit, stat) < 0)
 		return -1;
 	return db_rows(st->db, s, "read samples", &sample_rows, (void **)out,

@@ -157,7 +157,10 @@ int store_bisection_by_key(struct store *st, const char *key,
 			   struct bisection_rec *out);
 int store_bisection_get(struct store *st, int64_t id,
 			struct bisection_rec *out);
-int store_bisection_create(struct store *st, const char *key, const char *job,
+/* range_key (may be NULL): bisections with the same one share their runs
+ * (store_bisection_samples) */
+int store_bisection_create(struct store *st, const char *key,
+			   const char *range_key, const char *job,
 			   const char *metric, const char *good,
 			   const char *bad, const char *command, int64_t *id);
 /* A running bisection's robot stops before its end (a signal, an error);
@@ -182,8 +185,10 @@ int store_bisection_steps(struct store *st, int64_t id,
 			  struct bisection_step_rec **out, size_t *n);
 
 /*
- * The values of stat over the OK runs of commit within bisection id, in
- * run order. Free with run_samples_free.
+ * The values of stat over the OK runs of commit within bisection id and
+ * the bisections of its range (range_key: a new --metric on a range
+ * measured before uses its runs), in run order. Free with
+ * run_samples_free.
  */
 int store_bisection_samples(struct store *st, int64_t id, const char *commit,
 			    const char *stat, struct run_sample **out,

@@ -142,7 +142,7 @@ Test(store, an_interrupted_bisection_says_so_and_resumes)
 	int64_t id;
 
 	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
-	cr_assert_eq(store_bisection_create(st, "k", "job", "m", "[]", "b",
+	cr_assert_eq(store_bisection_create(st, "k", NULL, "job", "m", "[]", "b",
 					    "robot bisect", &id),
 		     0);
 	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
