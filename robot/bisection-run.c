@@ -73,11 +73,12 @@ static int check_range(const struct bisection_request *q)
 		if (anc < 0)
 			return -1;
 		if (anc)
-			return rb_error("some good revs are not ancestors of the "
-					"bad rev: the bad %.12s is an ancestor "
-					"of the good %.12s; maybe good and bad "
-					"are swapped?",
-					b, g);
+			return rb_error(
+				"some good revs are not ancestors of the "
+				"bad rev: the bad %.12s is an ancestor "
+				"of the good %.12s; maybe good and bad "
+				"are swapped?",
+				b, g);
 		if (rb_repo_merge_bases(repo, q->goods[i], &q->bad, 1, &mb,
 					&nmb) < 0)
 			return -1;
@@ -86,11 +87,12 @@ static int check_range(const struct bisection_request *q)
 
 			rb_oid_hex(mb[0], m);
 			free(mb);
-			return rb_error("some good revs are not ancestors of the "
-					"bad rev: %.12s is not an ancestor of "
-					"%.12s; their merge base %.12s is one "
-					"(use it as --good if it is good)",
-					g, b, m);
+			return rb_error(
+				"some good revs are not ancestors of the "
+				"bad rev: %.12s is not an ancestor of "
+				"%.12s; their merge base %.12s is one "
+				"(use it as --good if it is good)",
+				g, b, m);
 		}
 		free(mb);
 		return rb_error("some good revs are not ancestors of the bad "

@@ -37,7 +37,8 @@ static char *key_of(const struct bisection_request *r, bool with_metric)
 	if (with_metric)
 		sbuf_addf(&sb, "%s|%s|", r->metric,
 			  r->threshold ? r->threshold : "midpoint");
-	sbuf_addf(&sb, "%s|%s", r->first_parent ? "first-parent" : "all-parents",
+	sbuf_addf(&sb, "%s|%s",
+		  r->first_parent ? "first-parent" : "all-parents",
 		  rb_oid_hex(r->bad, hex));
 	for (i = 0; i < r->nr_goods; i++) {
 		if (i && !memcmp(g[i], g[i - 1], RB_OID_RAWSZ))
@@ -308,9 +309,9 @@ void bisection_print_result(FILE *f, const char *json)
 		}
 		fprintf(f, "\n%s: %s\n", jstr(root, "metric"),
 			jstr(root, "message"));
-		rb_fmt_confidence(conf, sizeof(conf),
-				  json_number_value(
-					  json_object_get(root, "confidence")));
+		rb_fmt_confidence(
+			conf, sizeof(conf),
+			json_number_value(json_object_get(root, "confidence")));
 		fprintf(f,
 			"confidence %s, %lld runs, %lld builds, "
 			"%lld boots\n",
@@ -357,8 +358,8 @@ static void commit_line(FILE *f, struct rb_repo *repo, const char *hex)
  * threshold it was held against.
  */
 static void log_verdict(FILE *f, struct store *st, int64_t id,
-			const char *metric,
-			const struct bisection_step_rec *s, json_t *d)
+			const char *metric, const struct bisection_step_rec *s,
+			json_t *d)
 {
 	json_t *a = samples_of(st, id, s->commit, metric, last_run(d));
 	size_t i, n = json_array_size(a);
@@ -384,10 +385,12 @@ static void log_confirm(FILE *f, json_t *d)
 		return;
 	}
 	for (i = 0; i < json_array_size(d); i++) {
-		json_t *e = json_array_get(d, i), *ci = json_object_get(e, "ci_pct");
+		json_t *e = json_array_get(d, i),
+		       *ci = json_object_get(e, "ci_pct");
 
-		fprintf(f, "%s parent %.12s %.6g (%lld runs), culprit %.6g "
-			   "(%lld runs), change %+.2f%%",
+		fprintf(f,
+			"%s parent %.12s %.6g (%lld runs), culprit %.6g "
+			"(%lld runs), change %+.2f%%",
 			i ? ";" : "", jstr(e, "parent"),
 			json_number_value(json_object_get(e, "parent_mean")),
 			(long long)json_integer_value(

@@ -103,9 +103,8 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 			sbuf_addf(why, " [%+.2f%%, %+.2f%%]", x->ci_pct.lo,
 				  x->ci_pct.hi);
 		rb_fmt_p(pv, sizeof(pv), x->p);
-		sbuf_addf(why,
-			  " (95%% ci), %s, %.6g -> %.6g, %zu vs %zu runs", pv,
-			  x->base_mean, x->new_mean, nb, nh);
+		sbuf_addf(why, " (95%% ci), %s, %.6g -> %.6g, %zu vs %zu runs",
+			  pv, x->base_mean, x->new_mean, nb, nh);
 	}
 	return 0;
 }

@@ -49,8 +49,8 @@ static bool seen_in(const struct svec *seen, const char *family)
 static int unknown(const char *metric, const struct svec *cands,
 		   const char *why)
 {
-	const char *hint = rb_suggest(metric, (const char *const *)cands->v,
-				      cands->nr);
+	const char *hint =
+		rb_suggest(metric, (const char *const *)cands->v, cands->nr);
 
 	if (hint)
 		return rb_error("unknown metric '%s' (did you mean '%s'?)",
@@ -86,11 +86,12 @@ int payload_metric_check(const struct job *job, const char *metric,
 		sbuf_addf(&why, "the job's stats are named");
 		for (i = 0; i < fam.nr; i++)
 			sbuf_addf(&why, "%s '%s*'",
-				  !i ? "" : i + 1 < fam.nr ? "," : " or",
+				  !i		 ? "" :
+				  i + 1 < fam.nr ? "," :
+						   " or",
 				  fam.v[i]);
 		ret = unknown(metric, &cands, why.buf);
-	} else if (rb_suggest(metric, (const char *const *)cands.v,
-			      cands.nr)) {
+	} else if (rb_suggest(metric, (const char *const *)cands.v, cands.nr)) {
 		ret = unknown(metric, &cands, "");
 	} else if (!strcmp(family, fam.v[0]) && seen_in(seen, family)) {
 		/* the test's own metrics are the same in every run */

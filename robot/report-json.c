@@ -274,9 +274,9 @@ static int get_steps(const struct ctx *c, struct rb_report_doc *d, json_t *a)
 
 static int get_confirm(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 {
-	static const char *const names[] = { "parent",	   "culprit", "rounds",
-					     "change",	   "p_value", "method",
-					     "ci",	   "reproduced", NULL };
+	static const char *const names[] = { "parent", "culprit",    "rounds",
+					     "change", "p_value",    "method",
+					     "ci",     "reproduced", NULL };
 	struct rb_report_confirm *cf = &d->confirm;
 	json_t *v;
 

@@ -418,9 +418,8 @@ static json_t *draft_load(struct ctx *c, int64_t bisection_id,
  * link. Without one the mail names the local directory as file://, which
  * only the robot's machine can open (malloc'd, like *dir).
  */
-static void draft_archive(struct ctx *c, const struct sbuf *msgid,
-			  char **dir, struct rb_report *r, char **archive,
-			  char **local)
+static void draft_archive(struct ctx *c, const struct sbuf *msgid, char **dir,
+			  struct rb_report *r, char **archive, char **local)
 {
 	char *idtext = xstrndup(msgid->buf + 1, msgid->len - 2);
 
@@ -717,14 +716,13 @@ static int draft_confirm(struct ctx *c, int64_t bisection_id,
 	conf->pct = json_number_value(json_object_get(e, "change_pct"));
 	conf->p_value = json_number_value(json_object_get(e, "p"));
 	conf->method = *jstr(e, "method") ? jstr(e, "method") :
-					     "Yuen's trimmed-mean t-test";
+					    "Yuen's trimmed-mean t-test";
 	if (json_array_size(json_object_get(e, "ci_pct")) == 2) {
 		json_t *ci = json_object_get(e, "ci_pct");
 
 		conf->ci_lo = json_number_value(json_array_get(ci, 0));
 		conf->ci_hi = json_number_value(json_array_get(ci, 1));
-		conf->ci_level =
-			json_number_value(json_object_get(e, "level"));
+		conf->ci_level = json_number_value(json_object_get(e, "level"));
 	}
 	conf->reproduced = true;
 	return 1;

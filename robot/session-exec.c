@@ -84,8 +84,9 @@ static const char *no_metric(struct worker *w, const struct statset *stats,
 		names[i] = stats->v[i].name;
 	hint = rb_suggest(w->x->metric, names, stats->nr);
 	sbuf_reset(why);
-	sbuf_addf(why, "unknown metric '%s': the run at %.12s has %zu stats, "
-		       "not this one",
+	sbuf_addf(why,
+		  "unknown metric '%s': the run at %.12s has %zu stats, "
+		  "not this one",
 		  w->x->metric, w->task, stats->nr);
 	if (hint)
 		sbuf_addf(why, " (did you mean '%s'?)", hint);

@@ -1036,8 +1036,8 @@ static void change_numbers_set(struct change_numbers *cn,
 	cn->culprit_sd = b.stddev;
 	cn->parent_runs = ps->nr;
 	cn->culprit_runs = cs->nr;
-	cn->se = v->noise_sd * sqrt(1.0 / (double)ps->nr +
-				    1.0 / (double)cs->nr);
+	cn->se =
+		v->noise_sd * sqrt(1.0 / (double)ps->nr + 1.0 / (double)cs->nr);
 }
 
 static int confirm_change(struct sess *s, const char *parent,
@@ -1147,8 +1147,8 @@ static void change_line_detect(struct change_line *l,
 static int confirm_numbers(struct sess *s, const char *culprit,
 			   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
 			   int host, int64_t after, const char *verdicts,
-			   const struct change_numbers *cn,
-			   struct sbuf *detail, struct sbuf *why)
+			   const struct change_numbers *cn, struct sbuf *detail,
+			   struct sbuf *why)
 {
 	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
 	struct stats_detect_opts o;
@@ -1204,8 +1204,8 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 			  "\"host\": \"%s\", \"method\": \"%s\"",
 			  shown++ ? ", " : "", parents[k], l.parent, l.culprit,
 			  l.parent_sd, l.culprit_sd, l.pct, l.p, l.parent_runs,
-			  l.culprit_runs, (long long)after,
-			  s->cfg->hosts[host], l.method);
+			  l.culprit_runs, (long long)after, s->cfg->hosts[host],
+			  l.method);
 		if (l.bounded)
 			sbuf_addf(detail,
 				  ", \"ci_pct\": [%.6g, %.6g], \"level\": %.3g",
@@ -1266,8 +1266,8 @@ static int confirm(struct sess *s, const char *culprit,
 			    why) < 0)
 		goto out;
 	if (!refuted && np &&
-	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
-			   &cn, why) < 0)
+	    confirm_change(s, parents[0], culprit, host, *after, &refuted, &cn,
+			   why) < 0)
 		goto out;
 	*confirmed = !refuted;
 	ret = confirm_numbers(s, culprit, parents, np, host, *after,

@@ -509,8 +509,8 @@ int stats_detect(const struct stats_detect_opts *o, const double *a, size_t na,
 		rb_fmt_p(pv, sizeof(pv), out->p);
 		sbuf_addf(why,
 			  " (%.0f%% ci), %s, %.6g -> %.6g, %zu vs %zu runs",
-			  100 * o->level, pv, out->base_mean, out->new_mean,
-			  na, nb);
+			  100 * o->level, pv, out->base_mean, out->new_mean, na,
+			  nb);
 	}
 	return 0;
 }

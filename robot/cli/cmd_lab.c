@@ -63,10 +63,9 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 	const struct payload_ops *p = payload_find(NULL);
 	const char *argv[] = { p->binary(h), p->help_arg, NULL };
 	struct sbuf out = SBUF_INIT_MAX(1 << 20), desc = SBUF_INIT;
-	struct transport_cmd cmd = { .argv = argv,
-				     .out = &out,
-				     .err = &out,
-				     .timeout = PROBE_TIMEOUT };
+	struct transport_cmd cmd = {
+		.argv = argv, .out = &out, .err = &out, .timeout = PROBE_TIMEOUT
+	};
 	struct transport_result res = { 0 };
 	size_t i;
 

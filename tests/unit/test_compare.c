@@ -760,8 +760,7 @@ Test(compare, kept_metric_is_always_a_row)
 	cmp_matrix_init(&a);
 	cmp_matrix_init(&b);
 	add_row(&a, &b, "vmstat.system.cs", 1000, 0.1, 2000, 0.1, 6);
-	add_row(&a, &b, "stress-ng.x.usr_sys_ops_per_sec", 100, 20, 99, 20,
-		6);
+	add_row(&a, &b, "stress-ng.x.usr_sys_ops_per_sec", 100, 20, 99, 20, 6);
 	cmp_opts_init(&o);
 	cr_assert_eq(cmp_table_build(&tab, &o, m, 2), 0);
 	cr_assert_eq(tab.nr, 1, "lkp's rule hides the noisy row");

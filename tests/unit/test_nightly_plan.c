@@ -198,10 +198,9 @@ Test(nightly_plan, few_false_regressions)
  */
 Test(nightly_plan, stale_baseline_runs_never_decide)
 {
-	struct nplan_opts o = { .min_runs = 3,
-				.max_runs = 5,
-				.threshold_pct = 5,
-				.direction = 1 };
+	struct nplan_opts o = {
+		.min_runs = 3, .max_runs = 5, .threshold_pct = 5, .direction = 1
+	};
 	const double head[] = { 3144, 3243, 3209, 3117 };
 	const double stale[] = { 2210, 2290, 2250, 2301, 2275, 6059 };
 	const double fresh[] = { 6059, 6397, 6504, 6137 };

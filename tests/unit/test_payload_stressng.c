@@ -240,25 +240,21 @@ Test(payload_stressng, metric_names_checked_before_measuring)
 		  rb_errmsg());
 	cr_expect_eq(payload_metric_check(j, "nosuch.thing", &seen), -1);
 	/* the test's own metrics and /proc fields: a run tells */
-	cr_expect_eq(payload_metric_check(j,
-					  "stress-ng.mmapaddr.pages_per_call",
-					  &seen),
+	cr_expect_eq(payload_metric_check(
+			     j, "stress-ng.mmapaddr.pages_per_call", &seen),
 		     0);
-	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen),
-		     0);
+	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen), 0);
 	/* ... unless stored runs of the job never had it */
 	svec_push(&seen, "stress-ng.mmapaddr.ops");
 	svec_push(&seen, "stress-ng.mmapaddr.mapped_pages");
-	cr_expect_eq(payload_metric_check(j,
-					  "stress-ng.mmapaddr.pages_per_call",
-					  &seen),
+	cr_expect_eq(payload_metric_check(
+			     j, "stress-ng.mmapaddr.pages_per_call", &seen),
 		     -1);
-	cr_expect_eq(payload_metric_check(j,
-					  "stress-ng.mmapaddr.mapped_pages",
+	cr_expect_eq(payload_metric_check(j, "stress-ng.mmapaddr.mapped_pages",
 					  &seen),
 		     1);
-	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen),
-		     0, "/proc fields vary with the kernel");
+	cr_expect_eq(payload_metric_check(j, "meminfo.Active(anon)", &seen), 0,
+		     "/proc fields vary with the kernel");
 	svec_clear(&seen);
 	job_list_release(&jobs);
 }

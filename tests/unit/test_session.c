@@ -385,8 +385,11 @@ Test(session, confirmed_interval_never_holds_zero)
 	unsigned seed, found = 0;
 
 	for (seed = 1; seed <= 30; seed++) {
-		struct fake f = { .culprit = 11, .fast = 100, .slow = 90,
-				  .noise = 10, .rng = seed };
+		struct fake f = { .culprit = 11,
+				  .fast = 100,
+				  .slow = 90,
+				  .noise = 10,
+				  .rng = seed };
 		struct session_outcome_info out;
 		size_t i;
 

@@ -142,8 +142,8 @@ Test(store, an_interrupted_bisection_says_so_and_resumes)
 	int64_t id;
 
 	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
-	cr_assert_eq(store_bisection_create(st, "k", NULL, "job", "m", "[]", "b",
-					    "robot bisect", &id),
+	cr_assert_eq(store_bisection_create(st, "k", NULL, "job", "m", "[]",
+					    "b", "robot bisect", &id),
 		     0);
 	cr_assert_eq(store_bisection_get(st, id, &rec), 1);
 	/* running, no robot on the workdir (a kill -9): interrupted */
