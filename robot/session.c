@@ -209,8 +209,10 @@ static void status_line(struct sess *s)
 	} else if (s->b_ready) {
 		steps_left =
 			rb_bisect_estimate_steps(rb_bisect_candidates(&s->b));
+		/* between the endpoint check and the first round: step 1 */
 		sbuf_addf(&s->line, "step %u of about %u, %u candidates",
-			  s->rounds, s->rounds + (unsigned)steps_left,
+			  RB_MAX(s->rounds, 1u),
+			  RB_MAX(s->rounds, 1u) + (unsigned)steps_left,
 			  rb_bisect_candidates(&s->b));
 	} else {
 		sbuf_addstr(&s->line, "measuring the endpoints");

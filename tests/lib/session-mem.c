@@ -428,6 +428,8 @@ int session_mem_run(struct session_mem *m, const struct stats_policy *pol,
 	cfg.nr_hosts = m->nr_hosts;
 	cfg.metric = "stress-ng.sim.ops_per_sec";
 	cfg.policy = *pol;
+	cfg.progress = m->progress;
+	cfg.tty = m->tty;
 	return session_run(&cfg, out);
 }
 

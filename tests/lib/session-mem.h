@@ -2,6 +2,9 @@
 #ifndef TESTS_SESSION_MEM_H
 #define TESTS_SESSION_MEM_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "session.h"
 
 /*
@@ -84,6 +87,10 @@ struct session_mem {
 	double clock;
 	int phase;
 	long runs, kind_runs[MEM_KINDS];
+	/* the session's events and status line (NULL: none), as on a
+	 * terminal when tty */
+	FILE *progress;
+	bool tty;
 };
 
 /* A history of n + 1 commits (n >= 1) and nr_hosts hosts "h0", "h1"... */

@@ -31,6 +31,7 @@ struct fake {
 	bool dag;
 	int first; /* two steps: from this index on `mid` (0: one step) */
 	double mid;
+	double duration; /* of a run (0: the model's default) */
 	struct session_mem m;
 };
 
@@ -66,6 +67,8 @@ static enum session_outcome f_run(void *data, int h, long k, double t,
 		v = f->slow;
 	}
 	*value = v + f->noise * (uniform(f) + uniform(f) + uniform(f) - 1.5);
+	if (f->duration > 0)
+		*duration = f->duration;
 	return SESSION_RUN_OK;
 }
 
@@ -416,4 +419,54 @@ Test(session, confirmed_interval_never_holds_zero)
 		session_mem_release(&f.m);
 	}
 	cr_expect_geq(found, 25, "only %u confirmed", found);
+}
+
+/*
+ * What a user watches: on a terminal the status line is drawn again in
+ * place (carriage return and erase, never glued to what was there), names
+ * the endpoint check while it runs (not "step 0 of about n"), and a long
+ * phase prints an event at least every minute with the runs so far.
+ */
+Test(session, progress_on_a_terminal)
+{
+	struct fake f = { .culprit = 11,
+			  .fast = 100,
+			  .slow = 93,
+			  .noise = 10,
+			  .rng = 5,
+			  .duration = 25 };
+	struct session_outcome_info out;
+	char *buf = NULL, *p, *prev;
+	size_t len = 0, heartbeats = 0;
+
+	fake_init(&f, 1);
+	f.m.progress = open_memstream(&buf, &len);
+	f.m.tty = true;
+	cr_assert_not_null(f.m.progress);
+	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+	fclose(f.m.progress);
+	cr_assert_not_null(strstr(buf, "measuring the endpoints, "));
+	cr_expect_null(strstr(buf, "step 0 of about"), "%s", buf);
+	/* every status line is drawn after \r and an erase */
+	for (p = buf; (p = strstr(p, "measuring the endpoints, ")); p++)
+		cr_expect(p - buf >= 4 && !strncmp(p - 4, "\r\033[K", 4),
+			  "glued: %.60s", p - 4);
+	for (p = buf; (p = strstr(p, " of about ")); p++) {
+		prev = p;
+		while (prev > buf && prev[-1] != '\r' && prev[-1] != '\n')
+			prev--;
+		cr_expect(prev - buf >= 1 && prev[-1] == '\r' &&
+				  !strncmp(prev, "\033[Kstep ", 8),
+			  "glued: %.60s", prev);
+	}
+	for (p = buf; (p = strstr(p, "robot: measuring the endpoints: ")); p++)
+		heartbeats++;
+	for (p = buf; (p = strstr(p, "robot: step ")); p++)
+		heartbeats += !!strstr(p, "runs so far");
+	/* runs of 25 s: a minute passes every 3 runs without an event */
+	cr_expect_geq(heartbeats, 1, "%s", buf);
+	cr_expect(strstr(buf, "runs so far, the last "), "%s", buf);
+	session_outcome_release(&out);
+	session_mem_release(&f.m);
+	free(buf);
 }
