@@ -165,6 +165,7 @@ lint:
 	scripts/check-purity
 	scripts/check-shell
 	scripts/check-man
+	scripts/check-readme
 
 bench: bin/robot
 	tests/bench/run-all

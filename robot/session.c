@@ -932,6 +932,7 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 			 fresh = STATS_SET_INIT;
 	size_t i, left = 1;
 	unsigned pass;
+	bool ran_anchors = false, bad_first;
 	int ret = -1;
 
 	*refuted = false;
@@ -939,7 +940,6 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 		left = 0;
 		for (i = 0; i < nm && !*refuted; i++) {
 			struct member *c = &m[pass & 1 ? nm - 1 - i : i];
-			const char *run;
 
 			if (c->done)
 				continue;
@@ -975,17 +975,33 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 				}
 			}
 			left++;
-			if (c->anchor_due) {
-				bool g = c->anchor_good > 0;
+			/*
+			 * The anchor runs a verdict asks for, in one block,
+			 * starting with the anchor the host runs now (good
+			 * ones then bad ones, or the other way): a boot for
+			 * each anchor at most, not one a run.
+			 */
+			bad_first = !strcmp(s->hosts[host].commit, s->bad_hex);
+			while (c->anchor_due) {
+				bool g = bad_first ? c->anchor_due <=
+							     c->anchor_good :
+						     c->anchor_good > 0;
 
 				if (g)
 					c->anchor_good--;
 				c->anchor_due--;
-				run = g ? s->good_hex : s->bad_hex;
-			} else {
-				run = c->hex;
+				if (confirm_run(s, host,
+						g ? s->good_hex : s->bad_hex) <
+				    0)
+					goto out;
+				ran_anchors = true;
 			}
-			if (confirm_run(s, host, run) < 0)
+			if (ran_anchors) {
+				/* decided again on the new anchors first */
+				ran_anchors = false;
+				continue;
+			}
+			if (confirm_run(s, host, c->hex) < 0)
 				goto out;
 		}
 	}

@@ -155,6 +155,11 @@ static int m_start(void *data, int h, const char *commit)
 		hs->kind = MEM_CONFIRM;
 	else
 		hs->kind = k == 0 || k == m->n ? MEM_ANCHOR : MEM_CAND;
+	if (m->booted[h] != k + 1) {
+		m->booted[h] = k + 1;
+		m->boots++;
+		m->kind_boots[hs->kind]++;
+	}
 	return 0;
 }
 
@@ -401,6 +406,9 @@ void session_mem_reset(struct session_mem *m)
 	m->phase = PHASE_ENDPOINTS;
 	m->runs = 0;
 	memset(m->kind_runs, 0, sizeof(m->kind_runs));
+	memset(m->booted, 0, sizeof(m->booted));
+	m->boots = 0;
+	memset(m->kind_boots, 0, sizeof(m->kind_boots));
 }
 
 void session_mem_release(struct session_mem *m)

@@ -87,6 +87,10 @@ struct session_mem {
 	double clock;
 	int phase;
 	long runs, kind_runs[MEM_KINDS];
+	/* boots: a host that starts a run of another commit than its last
+	 * (booted[h]: k + 1 of that commit, 0 none), as the measure path */
+	long booted[SESSION_MEM_MAX_HOSTS];
+	long boots, kind_boots[MEM_KINDS];
 	/* the session's events and status line (NULL: none), as on a
 	 * terminal when tty */
 	FILE *progress;

@@ -470,3 +470,38 @@ Test(session, progress_on_a_terminal)
 	session_mem_release(&f.m);
 	free(buf);
 }
+
+/*
+ * A boot costs minutes on a real box: the confirmation runs parent and
+ * culprit in ABBA order (parent, culprit, culprit, parent, ...), a boot
+ * every two runs, not every run; and over the whole bisection fewer than
+ * 2 boots for 3 runs.
+ */
+Test(session, confirmation_boots_every_two_runs)
+{
+	unsigned seed;
+
+	for (seed = 1; seed <= 10; seed++) {
+		struct fake f = { .culprit = 11,
+				  .fast = 100,
+				  .slow = 90,
+				  .noise = 10,
+				  .rng = seed };
+		struct session_outcome_info out;
+		long runs, boots;
+
+		fake_init(&f, 1);
+		cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+		runs = f.m.kind_runs[MEM_CONFIRM];
+		boots = f.m.kind_boots[MEM_CONFIRM];
+		cr_expect_geq(runs, 4, "seed %u", seed);
+		cr_expect_leq(boots * 3, runs * 2 + 3,
+			      "seed %u: %ld boots for %ld confirming runs",
+			      seed, boots, runs);
+		cr_expect_lt(f.m.boots * 3, f.m.runs * 2,
+			     "seed %u: %ld boots for %ld runs", seed, f.m.boots,
+			     f.m.runs);
+		session_outcome_release(&out);
+		session_mem_release(&f.m);
+	}
+}
