@@ -829,6 +829,8 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	int run_no, ret = -1;
 	bool t_open = false, infra = false, here;
 
+	r->bad_input = false;
+
 	*status = RUN_INFRA;
 	runner_key(r, host->name, commit, &key);
 	if (!p || check_component("host name", host->name) < 0 ||
@@ -843,15 +845,20 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	if (transport_open(&t, r->lab, host) < 0)
 		goto out;
 	t_open = true;
-	if (host_help(r, p, &t, host, why, &infra) < 0)
+	if (host_help(r, p, &t, host, why, &infra) < 0) {
+		/* the payload is not where the lab says, or is not one */
+		r->bad_input = true;
 		goto out;
+	}
 	if (infra)
 		goto finish;
 	rdir = here ? xstrdup(ldir) :
 		      xstrfmt("/tmp/robot-run.%ld.%lld", (long)getpid(),
 			      (long long)run_id);
-	if (run_argv(r, p, host, rdir, ldir, &argv) < 0)
+	if (run_argv(r, p, host, rdir, ldir, &argv) < 0) {
+		r->bad_input = true;
 		goto out;
+	}
 	if (here) {
 		svec_pushf(&env, "ROBOT_HOST=%s", host->name);
 		svec_pushf(&env, "ROBOT_COMMIT=%s", commit);

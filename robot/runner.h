@@ -75,6 +75,9 @@ struct runner {
 	/* per host: what its stress-ng --help says (lazily fetched) */
 	char *help_host;
 	char *help_text;
+	/* the last runner_run failed on the job itself (the host's payload
+	 * does not know its test or an option): no retry can help */
+	bool bad_input;
 };
 
 /*

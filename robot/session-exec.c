@@ -107,8 +107,12 @@ static void work(struct worker *w)
 	struct statset stats = STATSET_INIT;
 	struct sbuf why = SBUF_INIT;
 
+	w->r.bad_input = false;
 	if (measure_once(&w->m, w->task, &res, &stats, &why) < 0)
-		result(w, SESSION_RUN_INFRA, 0, rb_errmsg());
+		/* a host whose payload cannot run the job: no retry helps */
+		result(w, w->r.bad_input ? SESSION_RUN_BAD_INPUT :
+					   SESSION_RUN_INFRA,
+		       0, rb_errmsg());
 	else if (res.outcome == MEASURE_OK &&
 		 !statset_get(&stats, w->x->metric))
 		result(w, SESSION_RUN_BAD_INPUT, res.run_id,
