@@ -110,8 +110,9 @@ static void work(struct worker *w)
 	w->r.bad_input = false;
 	if (measure_once(&w->m, w->task, &res, &stats, &why) < 0)
 		/* a host whose payload cannot run the job: no retry helps */
-		result(w, w->r.bad_input ? SESSION_RUN_BAD_INPUT :
-					   SESSION_RUN_INFRA,
+		result(w,
+		       w->r.bad_input ? SESSION_RUN_BAD_INPUT :
+					SESSION_RUN_INFRA,
 		       0, rb_errmsg());
 	else if (res.outcome == MEASURE_OK &&
 		 !statset_get(&stats, w->x->metric))
