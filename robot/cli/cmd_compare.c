@@ -114,11 +114,12 @@ static void common_axes(struct compare_opts *o, char **paths, int n,
 
 /*
  * m[i] for each revision from the store, *loaded of them initialised;
- * the axes of the run key go to keys/values.
+ * the axes of the run key go to keys/values, the job's headline stat to
+ * keep (always a row: the stat a bisection of the job is about).
  */
 static int load_store(const struct compare_opts *o, char **revs, int n,
 		      struct cmp_matrix *m, int *loaded, struct svec *keys,
-		      struct svec *values)
+		      struct svec *values, struct svec *keep)
 {
 	struct ctx_opts co = { .lab = o->lab,
 			       .job = o->job,
@@ -143,6 +144,7 @@ static int load_store(const struct compare_opts *o, char **revs, int n,
 	job = ctx_job(&c, 0);
 	if (!job)
 		goto out;
+	svec_push_nodup(keep, runner_headline_stat(job));
 	job_name(job, &name);
 	for (i = 0; i < n; i++, (*loaded)++) {
 		uint8_t oid[RB_OID_RAWSZ];
@@ -246,8 +248,8 @@ int cmd_compare(int argc, char **argv)
 	if (o.lab) {
 		svec_append(&keys, &o.axis_keys);
 		svec_append(&values, &o.axis_values);
-		if (load_store(&o, paths, npaths, m, &loaded, &keys, &values) <
-		    0) {
+		if (load_store(&o, paths, npaths, m, &loaded, &keys, &values,
+			       &o.metrics) < 0) {
 			rb_error_print();
 			goto done;
 		}
