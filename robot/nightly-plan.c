@@ -25,6 +25,18 @@ static bool within(const struct stats_detection *d, double thr)
 	return d->ci_pct.bounded && d->ci_pct.lo > -thr && d->ci_pct.hi < thr;
 }
 
+/*
+ * Head and baseline in ABBA order (head, baseline, baseline, head, head,
+ * ...): balanced against a drift, and a boot every two runs on a box
+ * rather than every run. The side behind (a skipped run) goes first.
+ */
+static enum nplan_next abba(size_t nh, size_t nb)
+{
+	if (nb != nh)
+		return nb > nh ? NPLAN_HEAD : NPLAN_BASE;
+	return nh % 2 ? NPLAN_BASE : NPLAN_HEAD;
+}
+
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	       const double *base, size_t nb, const double *fresh, size_t nf,
 	       struct nplan *out, struct sbuf *why)
@@ -68,12 +80,8 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	(void)nb;
 	base = fresh;
 	nb = nf;
-	if (nb < nh) {
-		out->next = NPLAN_BASE;
-		return 0;
-	}
-	if (nh < min) {
-		out->next = NPLAN_HEAD;
+	if (nb < nh || nh < min) {
+		out->next = abba(nh, nb);
 		return 0;
 	}
 	stats_detect_opts_init(&d);
@@ -92,8 +100,7 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 	else if (nh >= max)
 		out->verdict = "undecided";
 	else
-		/* the head, then the baseline again (nb >= nh here) */
-		out->next = NPLAN_HEAD;
+		out->next = abba(nh, nb);
 	if (out->verdict && why) {
 		const struct stats_detection *x = &out->det;
 		char pv[32];

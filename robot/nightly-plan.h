@@ -16,8 +16,9 @@ struct sbuf;
  * A head is measured adaptively. Without a baseline (the first head of a
  * branch) it gets min_runs runs, then more until the 95% interval of its
  * mean is within half the threshold, at most max_runs. With a baseline,
- * head and baseline runs alternate (head, baseline, head, ...) on the
- * job's host, and once the head has min_runs and the baseline at least as
+ * head and baseline runs alternate in ABBA order (head, baseline,
+ * baseline, head, ...: a boot every two runs) on the job's host, and once
+ * the head has min_runs and the baseline at least as
  * many, regression detection (stats_detect: Yuen's test one-sided in the
  * bad direction, the threshold) decides:
  *

@@ -216,7 +216,7 @@ Test(nightly_plan, stale_baseline_runs_never_decide)
 	cr_expect_str_eq(p.verdict, "regression");
 	cr_expect_lt(p.det.change_pct, -45);
 
-	/* head, baseline, head, ... */
+	/* head, baseline, baseline, head, ... (ABBA) */
 	for (k = 0; k < 6; k++) {
 		cr_assert_eq(nplan_next(&o, h, nh, b, nb, b, nb, &p, NULL), 0);
 		cr_assert_neq(p.next, NPLAN_DONE);
@@ -226,7 +226,7 @@ Test(nightly_plan, stale_baseline_runs_never_decide)
 		else
 			b[nb++] = 60 + (double)k;
 	}
-	cr_expect_str_eq(seq, "HBHBHB");
+	cr_expect_str_eq(seq, "HBBHHB");
 	cr_assert_eq(nplan_next(&o, h, nh, b, nb, b, nb, &p, NULL), 0);
 	cr_expect_str_eq(p.verdict, "improvement");
 }
