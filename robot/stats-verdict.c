@@ -1437,7 +1437,7 @@ int stats_power_check(const struct stats_policy *p,
 	struct stats_summary sg, sb;
 	struct stats_test t, tother;
 	enum stats_alt alt, other;
-	double diff, pooled, bad_dir, T, q, llr, A, B, df;
+	double diff, pooled, bad_dir, T, q, llr, A, B, df, orient;
 	bool beyond = true, short_of = false, last, zero;
 	const char *reason = NULL;
 
@@ -1490,15 +1490,13 @@ int stats_power_check(const struct stats_policy *p,
 				   0;
 	out->p = t.p;
 	/* the direction of the metric when known, else the change's */
-	llr = endpoint_llr(p->endpoint_effect,
-			   (p->direction ? bad_dir :
-			    diff >= 0	 ? 1 :
-					   -1) *
-				   diff,
-			   pooled, q);
+	orient = p->direction ? bad_dir : diff >= 0 ? 1 : -1;
+	llr = endpoint_llr(p->endpoint_effect, orient * diff, pooled, q);
+	/* constant results: any change in the bad direction is sure (a
+	 * drop of a stat whose direction is not known was oriented as the
+	 * change, not taken for "no difference") */
 	if (zero)
-		llr = diff * (p->direction ? bad_dir : 1) > 0 ? INFINITY :
-								-INFINITY;
+		llr = orient * diff > 0 ? INFINITY : -INFINITY;
 	A = sprt_bound(p->endpoint_alpha, df);
 	B = sprt_bound(p->endpoint_beta, df);
 	out->llr = llr;

@@ -955,6 +955,15 @@ Test(stats, power_check_on_constant_results)
 	cr_assert_eq(pw.runs_per_step, p.min_runs);
 	cr_assert_eq(stats_power_check(&p, &sg, &sg, &pw, NULL), 0);
 	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
+	/* a stat whose direction is not known (a bogo-op count): the drop
+	 * is the change, in either direction, not "no difference" */
+	p.direction = 0;
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED);
+	cr_assert_eq(stats_power_check(&p, &sb, &sg, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_REPRODUCED);
+	cr_assert_eq(stats_power_check(&p, &sg, &sg, &pw, NULL), 0);
+	cr_assert_eq(pw.verdict, STATS_NOT_REPRODUCED);
 	stats_set_release(&sg);
 	stats_set_release(&sb);
 }
