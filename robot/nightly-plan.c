@@ -38,8 +38,8 @@ static enum nplan_next abba(size_t nh, size_t nb)
 }
 
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
-	       const double *base, size_t nb, const double *fresh, size_t nf,
-	       struct nplan *out, struct sbuf *why)
+	       const double *base, size_t nb, struct nplan *out,
+	       struct sbuf *why)
 {
 	struct stats_detect_opts d;
 	size_t min = RB_MAX(o->min_runs, 2), max = RB_MAX(o->max_runs, min);
@@ -72,14 +72,7 @@ int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
 		}
 		return 0;
 	}
-	/*
-	 * Only this cycle's runs decide, the baseline's interleaved with the
-	 * head's and at least as many: stored baseline runs from earlier
-	 * (another load, another day) never stand in for them.
-	 */
-	(void)nb;
-	base = fresh;
-	nb = nf;
+	/* the baseline's runs interleaved with the head's, as many at least */
 	if (nb < nh || nh < min) {
 		out->next = abba(nh, nb);
 		return 0;

@@ -33,7 +33,7 @@ struct sbuf;
  * the cycle started): stored baseline runs come from another hour or day,
  * when the lab's level (load, temperature, firmware) may have been
  * another, and a head 49% slower next to stale baseline runs taken under
- * load looked "undecided". `base` only says that there is a baseline.
+ * load looked "undecided"; the caller reads them no more.
  * Every look tests at `alpha` (default 0.001, one-sided), so that the
  * looks of the loop keep the false reports of a branch without changes
  * near 1%.
@@ -60,13 +60,13 @@ struct nplan {
 };
 
 /*
- * What to do next with these runs: head, the head's runs of this cycle;
- * base NULL: no baseline (else its stored runs, not used to decide);
- * fresh, the baseline's runs of this cycle. `why` (may be NULL) gets one
- * line once DONE. 0, or -1 on unusable input.
+ * What to do next with this cycle's runs of the head and of the baseline
+ * (base NULL: no baseline; a baseline without runs yet is a non-NULL base
+ * with nb 0). `why` (may be NULL) gets one line once DONE. 0, or -1 on
+ * unusable input.
  */
 int nplan_next(const struct nplan_opts *o, const double *head, size_t nh,
-	       const double *base, size_t nb, const double *fresh, size_t nf,
-	       struct nplan *out, struct sbuf *why);
+	       const double *base, size_t nb, struct nplan *out,
+	       struct sbuf *why);
 
 #endif

@@ -242,15 +242,6 @@ static int run_once(struct meas *m, const char *commit, enum meas_out *out,
 	return 0;
 }
 
-static int samples(struct meas *m, const char *commit, const char *metric,
-		   double **v, size_t *nv)
-{
-	struct run_key k;
-
-	runner_key(&m->r, m->host->name, commit, &k);
-	return store_samples(m->n->st, &k, metric, v, nv);
-}
-
 /* The values of commit's runs of this cycle (fresh ones). */
 static int fresh(struct meas *m, const char *commit, const char *metric,
 		 double **v, size_t *nv)
@@ -349,8 +340,8 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 	struct nplan_opts po = { 0 };
 	struct nplan plan;
 	struct sbuf why = SBUF_INIT, msg = SBUF_INIT;
-	double *hv = NULL, *bv = NULL, *fv = NULL;
-	size_t nh = 0, nb = 0, nf = 0;
+	double *hv = NULL, *bv = NULL;
+	size_t nh = 0, nb = 0;
 	enum meas_out mo;
 	struct job *job = ctx_job(c, 0);
 	bool have_base = j->baseline && *j->baseline;
@@ -374,20 +365,18 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 
 		free(hv);
 		free(bv);
-		free(fv);
-		hv = bv = fv = NULL;
-		nh = nb = nf = 0;
-		/* this cycle's head runs decide (nightly-plan.h) */
+		hv = bv = NULL;
+		nh = nb = 0;
+		/* this cycle's runs decide (nightly-plan.h) */
 		if (fresh(&m, j->head, j->metric, &hv, &nh) < 0 ||
 		    (have_base &&
-		     (samples(&m, j->baseline, j->metric, &bv, &nb) < 0 ||
-		      fresh(&m, j->baseline, j->metric, &fv, &nf) < 0)))
+		     fresh(&m, j->baseline, j->metric, &bv, &nb) < 0))
 			goto out;
 		sbuf_reset(&why);
 		/* a baseline without runs yet is still a baseline */
 		if (nplan_next(&po, hv, nh,
 			       have_base ? (bv ? bv : no_runs) : NULL, nb,
-			       fv ? fv : no_runs, nf, &plan, &why) < 0)
+			       &plan, &why) < 0)
 			goto out;
 		if (plan.next == NPLAN_DONE)
 			break;
@@ -420,7 +409,7 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 		goto out;
 	nightly_job_set(&j->verdict, plan.verdict);
 	{
-		char *d = detection_json(j, &plan, nh, nf, n->threshold_pct,
+		char *d = detection_json(j, &plan, nh, nb, n->threshold_pct,
 					 n->direction);
 
 		nightly_job_set(&j->detection, d);
@@ -442,7 +431,6 @@ out:
 		runner_release(&m.r);
 	free(hv);
 	free(bv);
-	free(fv);
 	sbuf_release(&why);
 	sbuf_release(&msg);
 	return ret;
