@@ -1013,60 +1013,72 @@ out:
 	return ret;
 }
 
+/* One parent's change as the confirmation shows it (method NULL: none). */
+struct change_line {
+	double parent, culprit, parent_sd, culprit_sd;
+	size_t parent_runs, culprit_runs;
+	double pct, lo, hi, level, p;
+	bool bounded;
+	const char *method;
+};
+
+/*
+ * The change test's own numbers (its fresh runs, their robust locations,
+ * the pooled noise) with its 95% interval, so that the interval and the
+ * verdict cannot disagree. A confirmed change has evidence llr >= A, A >=
+ * ln(1 / confirm_alpha), with llr = (delta D / sigma - delta^2 / 2) / q, q
+ * = 1/np + 1/nc: then D / sigma >= delta / 2 + A q / delta >= sqrt(2 A q)
+ * (the mean of two terms is at least their geometric mean), that is D >=
+ * sqrt(2 A) se with se = sigma sqrt(q): 2.80 se at confirm_alpha 2%, so
+ * the 95% interval D +- 1.96 se never holds 0.
+ */
+static void change_line_test(struct change_line *l, const struct stats_step *v,
+			     const struct stats_set *ps,
+			     const struct stats_set *cs)
+{
+	struct stats_summary a, b;
+	/* stats_change_verdict: threshold the parent's, cand_mean the
+	 * culprit's location */
+	double d = v->cand_mean - v->threshold, base = fabs(v->threshold);
+	double se =
+		v->noise_sd * sqrt(1.0 / (double)ps->nr + 1.0 / (double)cs->nr);
+	double z = stats_norm_quantile(0.975);
+
+	stats_summarize(&a, ps->v, ps->nr);
+	stats_summarize(&b, cs->v, cs->nr);
+	memset(l, 0, sizeof(*l));
+	l->parent = v->threshold;
+	l->culprit = v->cand_mean;
+	l->parent_sd = a.stddev;
+	l->culprit_sd = b.stddev;
+	l->parent_runs = ps->nr;
+	l->culprit_runs = cs->nr;
+	l->level = 0.95;
+	l->method = "sequential change test, pooled noise";
+	l->p = se > 0 ? 2 * stats_norm_sf(fabs(d) / se) : 0;
+	if (base > 0) {
+		l->pct = 100 * d / base;
+		l->lo = 100 * (d - z * se) / base;
+		l->hi = 100 * (d + z * se) / base;
+		l->bounded = true;
+	}
+}
+
 /*
  * Does the culprit hold a change (stats_change_verdict)? Its fresh runs
  * and its first parent's on host, one more of each until the test
  * decides; *refuted when it says no change, or cannot show one by the
- * cap.
+ * cap. *line gets the test's numbers.
  */
-/*
- * What the confirmation shows of the change parent -> culprit: the
- * numbers the change test decided on (its fresh runs, their robust
- * locations, the pooled noise), so that the interval and the verdict
- * cannot disagree. A confirmed change has evidence llr >= A, A >= ln(1 /
- * confirm_alpha), with llr = (delta D / sigma - delta^2 / 2) / q, q = 1/np
- * + 1/nc: then D / sigma >= delta / 2 + A q / delta >= sqrt(2 A q) (the
- * mean of two terms is at least their geometric mean), that is D >=
- * sqrt(2 A) se with se = sigma sqrt(q): 2.80 se at confirm_alpha 2%, so
- * the 95% interval D +- 1.96 se never holds 0.
- */
-struct change_numbers {
-	bool tested;
-	double parent, culprit; /* robust locations */
-	double parent_sd, culprit_sd; /* the fresh runs' sample sd */
-	double se; /* of culprit - parent, from the pooled noise */
-	size_t parent_runs, culprit_runs;
-};
-
-static void change_numbers_set(struct change_numbers *cn,
-			       const struct stats_step *v,
-			       const struct stats_set *ps,
-			       const struct stats_set *cs)
-{
-	struct stats_summary a, b;
-
-	stats_summarize(&a, ps->v, ps->nr);
-	stats_summarize(&b, cs->v, cs->nr);
-	cn->tested = true;
-	cn->parent = v->threshold;
-	cn->culprit = v->cand_mean;
-	cn->parent_sd = a.stddev;
-	cn->culprit_sd = b.stddev;
-	cn->parent_runs = ps->nr;
-	cn->culprit_runs = cs->nr;
-	cn->se =
-		v->noise_sd * sqrt(1.0 / (double)ps->nr + 1.0 / (double)cs->nr);
-}
-
 static int confirm_change(struct sess *s, const char *parent,
 			  const char *culprit, int host, int64_t after,
-			  bool *refuted, struct change_numbers *cn,
+			  bool *refuted, struct change_line *line,
 			  struct sbuf *why)
 {
 	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
 			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
 	struct stats_step v;
-	unsigned abba = 1; /* the members' runs ended with the culprit */
+	unsigned abba = 1; /* pairs culprit-parent, parent-culprit, ... */
 	int ret = -1;
 
 	for (;;) {
@@ -1089,7 +1101,7 @@ static int confirm_change(struct sess *s, const char *parent,
 	*refuted = v.verdict != STATS_BAD;
 	if (*refuted)
 		event(s, "%.12s holds no change: %s", culprit, why->buf);
-	change_numbers_set(cn, &v, &ps, &cs);
+	change_line_test(line, &v, &ps, &cs);
 	ret = 0;
 out:
 	stats_set_release(&good);
@@ -1097,40 +1109,6 @@ out:
 	stats_set_release(&ps);
 	stats_set_release(&cs);
 	return ret;
-}
-
-/* One parent's change as the confirmation shows it. */
-struct change_line {
-	double parent, culprit, parent_sd, culprit_sd;
-	size_t parent_runs, culprit_runs;
-	double pct, lo, hi, level, p;
-	bool bounded;
-	const char *method;
-};
-
-/* The change test's numbers, with its 95% interval (z, pooled noise). */
-static void change_line_test(struct change_line *l,
-			     const struct change_numbers *cn)
-{
-	double d = cn->culprit - cn->parent, z = stats_norm_quantile(0.975);
-	double base = fabs(cn->parent);
-
-	memset(l, 0, sizeof(*l));
-	l->parent = cn->parent;
-	l->culprit = cn->culprit;
-	l->parent_sd = cn->parent_sd;
-	l->culprit_sd = cn->culprit_sd;
-	l->parent_runs = cn->parent_runs;
-	l->culprit_runs = cn->culprit_runs;
-	l->level = 0.95;
-	l->method = "sequential change test, pooled noise";
-	l->p = cn->se > 0 ? 2 * stats_norm_sf(fabs(d) / cn->se) : 0;
-	if (base > 0) {
-		l->pct = 100 * d / base;
-		l->lo = 100 * (d - z * cn->se) / base;
-		l->hi = 100 * (d + z * cn->se) / base;
-		l->bounded = true;
-	}
 }
 
 static void change_line_detect(struct change_line *l,
@@ -1158,15 +1136,15 @@ static void change_line_detect(struct change_line *l,
 /*
  * The change parent -> culprit: JSON into detail (one object a parent),
  * the first parent's in words into why (after the verdicts). The first
- * parent's numbers are the change test's (cn, when it ran: see struct
- * change_numbers); otherwise, and for the other parents of a merge,
+ * parent's numbers are the change test's (tested, when it ran: see
+ * change_line_test); otherwise, and for the other parents of a merge,
  * regression detection on all their runs (stats_detect, Yuen's test).
  */
 static int confirm_numbers(struct sess *s, const char *culprit,
 			   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
 			   int host, int64_t after, const char *verdicts,
-			   const struct change_numbers *cn, struct sbuf *detail,
-			   struct sbuf *why)
+			   const struct change_line *tested,
+			   struct sbuf *detail, struct sbuf *why)
 {
 	struct stats_set cs = STATS_SET_INIT, ps = STATS_SET_INIT;
 	struct stats_detect_opts o;
@@ -1187,8 +1165,8 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 		struct change_line l;
 		char pv[32];
 
-		if (!k && cn->tested) {
-			change_line_test(&l, cn);
+		if (!k && tested->method) {
+			l = *tested;
 		} else {
 			if (load_set(s, parents[k], &ps, -1, 0) < 0)
 				goto out;
@@ -1263,7 +1241,7 @@ static int confirm(struct sess *s, const char *culprit,
 {
 	struct member *m = xcalloc(np + 1, sizeof(*m));
 	struct sbuf verdicts = SBUF_INIT;
-	struct change_numbers cn = { 0 };
+	struct change_line tested = { 0 };
 	int host = 0, ret = -1;
 	bool refuted;
 	size_t k;
@@ -1284,12 +1262,12 @@ static int confirm(struct sess *s, const char *culprit,
 			    why) < 0)
 		goto out;
 	if (!refuted && np &&
-	    confirm_change(s, parents[0], culprit, host, *after, &refuted, &cn,
-			   why) < 0)
+	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
+			   &tested, why) < 0)
 		goto out;
 	*confirmed = !refuted;
 	ret = confirm_numbers(s, culprit, parents, np, host, *after,
-			      verdicts.buf, &cn, detail, why);
+			      verdicts.buf, &tested, detail, why);
 out:
 	s->phase = NULL;
 	free(m);
