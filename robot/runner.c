@@ -294,18 +294,27 @@ static void hook_env(const struct runner *r, struct svec *env,
 
 /*
  * The last line a failed hook wrote (ssh's "Connection refused", a
- * compiler's error), for the one line that says why; "" when none.
+ * compiler's error), for the one line that says why; nothing when none.
+ * Only the log's tail is read: a build log runs to megabytes.
  */
 static void last_line(const char *log, struct sbuf *out)
 {
-	char *buf = NULL;
-	size_t len = 0, end, start;
+	char buf[4096];
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	off_t size;
+	ssize_t len;
+	size_t end, start;
 
-	if (rb_read_file_max(log, 1 << 20, &buf, &len) < 0) {
-		rb_error_clear();
+	if (fd < 0)
 		return;
-	}
-	end = len;
+	size = lseek(fd, 0, SEEK_END);
+	len = size < 0 ? -1 :
+			 pread(fd, buf, sizeof(buf) - 1,
+			       RB_MAX((off_t)0, size - (off_t)sizeof(buf) + 1));
+	close(fd);
+	if (len <= 0)
+		return;
+	end = (size_t)len;
 	while (end && (buf[end - 1] == '\n' || buf[end - 1] == '\r' ||
 		       buf[end - 1] == ' '))
 		end--;
@@ -319,7 +328,6 @@ static void last_line(const char *log, struct sbuf *out)
 			sbuf_addf(out, ": %s", line);
 		free(line);
 	}
-	free(buf);
 }
 
 /*
