@@ -187,52 +187,50 @@ const struct rb_opt_spec lab_opts[] = {
 	RB_OPT_END,
 };
 
+/* The atomic jobs of --job, narrowed by --param to the one they name. */
+static int load_jobs(const struct lab_check_opts *o, struct job_list *jobs)
+{
+	long k;
+	size_t i;
+
+	if (!o->job)
+		return 0;
+	if (job_load_file(jobs, o->job) < 0)
+		return -1;
+	if (!o->params.nr)
+		return 0;
+	k = job_select(jobs, (const char *const *)o->params.v, o->params.nr);
+	if (k < 0)
+		return -1;
+	for (i = jobs->nr; i-- > 0;)
+		if (i != (size_t)k)
+			job_list_remove(jobs, i);
+	return 0;
+}
+
 static int lab_check(int argc, char **argv)
 {
 	struct lab_check_opts o = { .params = SVEC_INIT };
 	struct job_list jobs = { 0 };
-	const char *file;
 	struct lab lab;
 	struct row *rows;
 	size_t i, wh = 4, wt = 9;
-	int r, ret = RB_EXIT_OK;
+	bool lab_up = false;
+	int ret = RB_EXIT_OK;
 
-	r = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &o, NULL);
-	if (r) {
-		svec_clear(&o.params);
-		return r;
+	ret = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &o, NULL);
+	if (ret)
+		goto done;
+	if (!o.lab) {
+		ret = rb_usage_error("lab", "check needs --lab LAB");
+		goto done;
 	}
-	file = o.lab;
-	if (!file) {
-		svec_clear(&o.params);
-		return rb_usage_error("lab", "check needs --lab LAB");
-	}
-	if (o.job && job_load_file(&jobs, o.job) < 0) {
+	if (load_jobs(&o, &jobs) < 0 || lab_load(&lab, o.lab) < 0) {
 		rb_error_print();
-		svec_clear(&o.params);
-		return RB_EXIT_FAIL;
+		ret = RB_EXIT_FAIL;
+		goto done;
 	}
-	if (o.job && o.params.nr) {
-		long k = job_select(&jobs, (const char *const *)o.params.v,
-				    o.params.nr);
-
-		if (k < 0) {
-			rb_error_print();
-			job_list_release(&jobs);
-			svec_clear(&o.params);
-			return RB_EXIT_FAIL;
-		}
-		/* the one the filters name */
-		for (i = jobs.nr; i-- > 0;)
-			if (i != (size_t)k)
-				job_list_remove(&jobs, i);
-	}
-	if (lab_load(&lab, file) < 0) {
-		rb_error_print();
-		job_list_release(&jobs);
-		svec_clear(&o.params);
-		return RB_EXIT_FAIL;
-	}
+	lab_up = true;
 	if (!check_hook("build", lab.hooks.build))
 		ret = RB_EXIT_FAIL;
 	if (!check_hook("boot", lab.hooks.boot))
@@ -243,10 +241,10 @@ static int lab_check(int argc, char **argv)
 		ret = RB_EXIT_FAIL;
 	}
 	if (!lab.nr_hosts) {
-		rb_error("'%s' lists no hosts", file);
+		rb_error("'%s' lists no hosts", o.lab);
 		rb_error_print();
-		lab_release(&lab);
-		return RB_EXIT_FAIL;
+		ret = RB_EXIT_FAIL;
+		goto done;
 	}
 	rows = xcalloc(lab.nr_hosts, sizeof(*rows));
 	for (i = 0; i < lab.nr_hosts; i++) {
@@ -274,11 +272,13 @@ static int lab_check(int argc, char **argv)
 		free(rows[i].msg);
 	}
 	free(rows);
-	lab_release(&lab);
-	job_list_release(&jobs);
-	svec_clear(&o.params);
 	if (fflush(stdout))
 		ret = RB_EXIT_FAIL;
+done:
+	if (lab_up)
+		lab_release(&lab);
+	job_list_release(&jobs);
+	svec_clear(&o.params);
 	return ret;
 }
 
