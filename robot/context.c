@@ -147,8 +147,8 @@ struct job *ctx_job(struct ctx *c, size_t i)
 			rb_error("job '%s' resolves to 0 threads on '%s' "
 				 "(nr_threads %s of %ld CPUs)",
 				 c->job->file, h->name,
-				 c->job->nr_threads_text ?
-					 c->job->nr_threads_text :
+				 job_nr_threads_text(c->job) ?
+					 job_nr_threads_text(c->job) :
 					 "?",
 				 n);
 		job_free(j);

@@ -162,6 +162,38 @@ static int check_testtime(const struct schema_ctx *ctx, const struct ynode *n,
 	return schema_check_seconds(ctx, n, "testtime", val);
 }
 
+/* lkp's disk values (params/disk): N then HDD, SSD, BRD, SRD or pmem. */
+static int check_disk(const struct schema_ctx *ctx, const struct ynode *n,
+		      const char *val)
+{
+	static const char *const kinds[] = { "HDD", "SSD", "BRD", "SRD",
+					     "pmem", NULL };
+	size_t d = strspn(val, "0123456789"), i;
+
+	for (i = 0; d && kinds[i]; i++)
+		if (!strcmp(val + d, kinds[i]))
+			return 0;
+	return ynode_error(ctx->file, n,
+			   "disk '%s' is not lkp's N and HDD, SSD, BRD, SRD or "
+			   "pmem (1HDD)",
+			   val);
+}
+
+/* A filesystem name becomes mkfs.<fs>: [a-z0-9]+ only. */
+static int check_fs(const struct schema_ctx *ctx, const struct ynode *n,
+		    const char *val)
+{
+	const char *p = val;
+
+	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+		p++;
+	if (*val && !*p)
+		return 0;
+	return ynode_error(ctx->file, n,
+			   "filesystem '%s' is not a name such as ext4 or xfs",
+			   val);
+}
+
 int job_check_nr_cpu(const struct schema_ctx *ctx, const struct ynode *n,
 		     const char *val)
 {
@@ -220,6 +252,36 @@ static const struct schema_row stressng_rows[] = {
 	  .check = check_value,
 	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
 	  .help = "--class" },
+	{ .name = "mode",
+	  .type = SCH_STR,
+	  .check = check_value,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "--<test>-mode" },
+	{ .name = "sched",
+	  .type = SCH_STR,
+	  .check = check_value,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "--<test>-sched, else --workload-sched" },
+	{ .name = "advise",
+	  .type = SCH_STR,
+	  .check = check_value,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "--madvise-advise" },
+	{ .name = "hdd_opts",
+	  .type = SCH_STR,
+	  .check = check_value,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "--hdd-opts" },
+	{ .name = "testtime",
+	  .type = SCH_STR,
+	  .check = check_testtime,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "--timeout (wins over the top-level testtime)" },
+	{ .name = "nr_threads",
+	  .type = SCH_STR,
+	  .check = check_nr_threads,
+	  .flags = SCH_F_EXPAND | SCH_F_NOFIELD | SCH_F_PARAM,
+	  .help = "the instances (wins over the top-level nr_threads)" },
 	{ .name = NULL },
 };
 
@@ -280,6 +342,30 @@ const struct schema_row job_schema[] = {
 	  .off = JOB_OFF(commit),
 	  .check = check_rev,
 	  .flags = SCH_F_EXPAND },
+	{ .name = "disk",
+	  .type = SCH_STR,
+	  .off = JOB_OFF(disk),
+	  .check = check_disk,
+	  .flags = SCH_F_EXPAND | SCH_F_PARAM,
+	  .help = "lkp's disk: 1HDD, 1SSD (a spare device of the host)" },
+	{ .name = "fs",
+	  .type = SCH_STR,
+	  .off = JOB_OFF(fs),
+	  .check = check_fs,
+	  .flags = SCH_F_EXPAND | SCH_F_PARAM,
+	  .help = "the filesystem made on the disk (btrfs, ext4, xfs)" },
+	{ .name = "fs2",
+	  .type = SCH_STR,
+	  .off = JOB_OFF(fs2),
+	  .check = check_fs,
+	  .flags = SCH_F_EXPAND | SCH_F_PARAM,
+	  .help = "lkp's fs2 (NFS, CIFS exports): not run by the robot" },
+	{ .name = "mount_option",
+	  .type = SCH_STR,
+	  .off = JOB_OFF(mount_option),
+	  .check = check_value,
+	  .flags = SCH_F_EXPAND | SCH_F_PARAM,
+	  .help = "mount -o for the fs" },
 	{ .name = "nr_cpu",
 	  .type = SCH_LONG,
 	  .off = JOB_OFF(nr_cpu),
@@ -400,8 +486,10 @@ static void list_push(struct job_list *l, struct job *j)
 }
 
 /*
- * lkp's merge helpers (key+:, key-:, a.b.c:) and includes (<<:) would be
- * misread as plain keys: refuse them.
+ * YAML merge keys (`<< : *REF`) are not lkp's includes (those are gone by
+ * now, see job-include.c): refuse them. lkp applies `key+:`, `key-:` and
+ * dotted keys at the top level only (job-revise.c); inside the payload
+ * section they would be misread as option names.
  */
 static int check_keys(const char *file, const struct ynode *map, bool top)
 {
@@ -415,19 +503,20 @@ static int check_keys(const char *file, const struct ynode *map, bool top)
 
 		if (!strcmp(s, "<<"))
 			return ynode_error(file, k,
-					   "'<<' merge keys (lkp includes) "
-					   "are not supported");
-		if (len > 1 && (s[len - 1] == '+' || s[len - 1] == '-'))
+					   "'<<' YAML merge keys are not "
+					   "supported (lkp's '<<: FILE' "
+					   "includes are)");
+		if (!top && len > 1 && (s[len - 1] == '+' || s[len - 1] == '-'))
 			return ynode_error(file, k,
-					   "'%s': lkp's 'key%c:' keys are not "
-					   "supported; write the whole value",
-					   s, s[len - 1]);
-		if (strchr(s, '.'))
-			return ynode_error(
-				file, k,
-				"'%s': dotted keys are not "
-				"supported; write the nested mapping",
-				s);
+					   "'%s': lkp applies 'key%c:' at the "
+					   "top level only; write it there as "
+					   "'<section>.%s:'",
+					   s, s[len - 1], s);
+		if (!top && strchr(s, '.'))
+			return ynode_error(file, k,
+					   "'%s': dotted keys work at the top "
+					   "level only",
+					   s);
 		row = top ? schema_find(job_schema, s) : NULL;
 		if (row && row->type == SCH_PAYLOAD &&
 		    map->vals[i]->kind == YNODE_MAP &&
@@ -451,24 +540,21 @@ static bool has_payload(const struct ynode *map)
 	return false;
 }
 
-/* A later document's top-level keys replace the first's. */
-static struct ynode *merge(const struct ynode *first, const struct ynode *doc)
+/*
+ * lkp's job for one document: the first document with its own
+ * incremental keys applied, then doc (NULL: none) revised onto it.
+ * NULL with an error.
+ */
+static struct ynode *merge(const char *file, const struct ynode *first,
+			   const struct ynode *doc)
 {
 	struct ynode *m = ynode_copy(first);
-	size_t i;
 
-	for (i = 0; i < doc->nr; i++) {
-		long at = ynode_map_find(m, doc->keys[i]->str);
-
-		if (at >= 0) {
-			ynode_map_replace(m, (size_t)at,
-					  ynode_copy(doc->vals[i]));
-		} else {
-			ynode_map_push(m, doc->keys[i]->str,
-				       ynode_copy(doc->vals[i]));
-			m->keys[m->nr - 1]->line = doc->keys[i]->line;
-			m->keys[m->nr - 1]->col = doc->keys[i]->col;
-		}
+	if (job_revise(m, NULL, file) < 0 ||
+	    (doc && job_revise(m, doc, file) < 0) ||
+	    check_keys(file, m, true) < 0) {
+		ynode_free(m);
+		return NULL;
 	}
 	return m;
 }
@@ -603,7 +689,11 @@ static struct job *to_job(const char *file, struct ynode *tree, int doc)
 		j->suite = xstrdup(j->testcase);
 	if (!j->origin)
 		j->origin = xstrdup(file);
-	if (!j->testtime_text)
+	if (kvlist_get(&j->opts, "testtime"))
+		/* checked by check_testtime already */
+		schema_parse_duration(kvlist_get(&j->opts, "testtime"),
+				      &j->testtime);
+	else if (!j->testtime_text)
 		j->testtime = 60;
 	if (j->nr_cpu > 0 && job_resolve(j, j->nr_cpu) < 0)
 		goto fail;
@@ -756,11 +846,25 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 {
 	struct ystream st;
 	struct job_list tmp = JOB_LIST_INIT;
+	struct sbuf merged = SBUF_INIT;
+	struct ysource *lines = NULL;
 	const struct ynode *first = NULL;
-	size_t i, nr_docs = 0, first_at = 0, nodes_left = JOB_MAX_NODES;
-	int ret = -1;
+	struct ynode *m;
+	size_t i, nr_lines = 0, nr_docs = 0, first_at = 0;
+	size_t nodes_left = JOB_MAX_NODES;
+	int ret = -1, r;
 
-	if (ytree_parse(&st, file, text, len) < 0)
+	r = job_include_expand(file, text, len, &merged, &lines, &nr_lines);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		r = ytree_parse_lines(&st, file, merged.buf, merged.len, lines,
+				      nr_lines);
+	else
+		r = ytree_parse(&st, file, text, len);
+	sbuf_release(&merged);
+	free(lines);
+	if (r < 0)
 		return -1;
 	for (i = 0; i < st.nr; i++) {
 		const struct ynode *d = st.docs[i];
@@ -790,19 +894,22 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
 	 * later one. A first document without a payload is only the
 	 * common part of the later ones.
 	 */
-	if (nr_docs == 1 || has_payload(first)) {
-		if (expand(file, first, (int)first_at + 1, &tmp, &nodes_left) <
-		    0)
-			goto out;
-	}
+	if (!(m = merge(file, first, NULL)))
+		goto out;
+	if (nr_docs == 1 || has_payload(m))
+		r = expand(file, m, (int)first_at + 1, &tmp, &nodes_left);
+	else
+		r = 0;
+	ynode_free(m);
+	if (r < 0)
+		goto out;
 	for (i = 0; i < st.nr; i++) {
 		const struct ynode *d = st.docs[i];
-		struct ynode *m;
-		int r;
 
 		if (d == first || (d->kind == YNODE_SCALAR && d->is_null))
 			continue;
-		m = merge(first, d);
+		if (!(m = merge(file, first, d)))
+			goto out;
 		r = expand(file, m, (int)i + 1, &tmp, &nodes_left);
 		ynode_free(m);
 		if (r < 0)
@@ -831,8 +938,16 @@ int job_load_file(struct job_list *out, const char *path)
 	return r;
 }
 
+const char *job_nr_threads_text(const struct job *j)
+{
+	const char *s = kvlist_get(&j->opts, "nr_threads");
+
+	return s ? s : j->nr_threads_text;
+}
+
 int job_resolve(struct job *j, long nr_cpu)
 {
+	const char *text = job_nr_threads_text(j);
 	long n = 1;
 
 	if (nr_cpu < 1)
@@ -842,21 +957,20 @@ int job_resolve(struct job *j, long nr_cpu)
 		return rb_error("cannot resolve nr_threads against %ld cpus "
 				"(more than %d)",
 				nr_cpu, JOB_MAX_CPU);
-	if (j->nr_threads_text) {
+	if (text) {
 		const struct ynode *at = ynode_map_get(j->tree, "nr_threads");
 
-		n = job_nr_threads(j->nr_threads_text, nr_cpu);
+		n = job_nr_threads(text, nr_cpu);
 		if (n < 0)
 			return ynode_error(j->file, at,
 					   "nr_threads '%s' is malformed",
-					   j->nr_threads_text);
+					   text);
 		if (n > JOB_MAX_THREADS)
 			return ynode_error(j->file, at,
 					   "nr_threads '%s' of %ld cpus is "
 					   "%ld, more than %d, the most "
 					   "instances stress-ng runs",
-					   j->nr_threads_text, nr_cpu, n,
-					   JOB_MAX_THREADS);
+					   text, nr_cpu, n, JOB_MAX_THREADS);
 	}
 	j->nr_cpu = nr_cpu;
 	j->nr_threads = n;
@@ -893,7 +1007,7 @@ int job_list_resolve(struct job_list *l, long nr_cpu, struct svec *notices)
 				   "dropping '%s' from '%s': nr_threads %s of "
 				   "%ld cpus is 0",
 				   job_name(j, &name), j->file,
-				   j->nr_threads_text, nr_cpu);
+				   job_nr_threads_text(j), nr_cpu);
 		job_list_remove(l, i);
 		dropped++;
 	}
@@ -1035,11 +1149,12 @@ static const char *param_value(const struct job *j, const char *key, long *num)
 		return j->payload;
 	if (!strcmp(key, "nr_threads")) {
 		*num = j->nr_threads;
-		return j->nr_threads_text;
+		return job_nr_threads_text(j);
 	}
 	if (!strcmp(key, "testtime")) {
 		*num = j->testtime;
-		return j->testtime_text;
+		s = kvlist_get(&j->opts, "testtime");
+		return s ? s : j->testtime_text;
 	}
 	row = schema_find(job_schema, key);
 	if (row && row->type == SCH_STR && !(row->flags & SCH_F_NOFIELD))

@@ -14,11 +14,15 @@ struct svec;
  * lkp-tests job specs (see README "Job files").
  *
  * A job file holds one or more YAML documents. Each later document is
- * merged onto the first (its top-level keys replace the first's), and
- * list values of the expandable keys (stress-ng's test/method/type/class,
- * nr_threads, testtime, cpufreq_governor, commit, kconfig, compiler,
- * rootfs) expand into the Cartesian product of atomic jobs: one struct
- * job each, every value a scalar. Unknown keys are kept as written.
+ * merged onto the first as lkp's revise_hash does (its top-level keys
+ * replace the first's; `key+:`, `key-:`, dotted keys, see job_revise),
+ * `<<: FILE` lines include other job files (job_include_expand), and list
+ * values of the expandable keys (the options lkp's stress-ng run script
+ * declares: test, method, type, class, mode, sched, advise, hdd_opts,
+ * nr_threads, testtime; the setup programs cpufreq_governor, disk, fs,
+ * fs2, mount_option; commit, kconfig, compiler, rootfs) expand into the
+ * Cartesian product of atomic jobs: one struct job each, every value a
+ * scalar. Unknown keys are kept as written.
  *
  * Values that will reach a command line (the test name, payload option
  * names and values, axes) are checked at load time: no shell
@@ -73,7 +77,10 @@ struct job {
 	long nr_cpu;
 	/* as written ("60s"), NULL when the job has none */
 	char *testtime_text;
-	/* seconds (60 when the job has none) */
+	/*
+	 * seconds (60 when the job has none); a testtime in the payload
+	 * section wins over the top-level one, as in lkp
+	 */
 	long testtime;
 
 	char *cpufreq_governor;
@@ -82,6 +89,11 @@ struct job {
 	char *rootfs;
 	char *tbox_group;
 	char *commit;
+	/* lkp's disk ("1HDD", "1SSD") and fs setup programs, as written */
+	char *disk;
+	char *fs;
+	char *fs2;
+	char *mount_option;
 
 	/* every option of the payload section, in job order */
 	struct kvlist opts;
@@ -128,6 +140,9 @@ int job_load_string(struct job_list *out, const char *file, const char *text,
  * 0 (the job must be dropped), or -1 (nr_cpu < 1).
  */
 int job_resolve(struct job *j, long nr_cpu);
+/* nr_threads as written: the payload section's, else the top-level one. */
+const char *job_nr_threads_text(const struct job *j);
+
 /*
  * Resolve every job; drop those that resolve to 0 threads, pushing one
  * notice each onto notices (may be NULL). Returns the number dropped or -1.
@@ -162,6 +177,26 @@ bool job_has_param(const struct job *j, const char *key);
  */
 long job_select(const struct job_list *l, const char *const *filters,
 		size_t nr_filters);
+
+struct ysource;
+/*
+ * lkp's `<<: FILE` includes (job-include.c): 1 when text has none, 0 with
+ * the assembled text in out and where each of its lines was written in
+ * lines (malloc'd, nr_lines entries), or -1 with "FILE:LINE:COL: message"
+ * (file not found, include cycle, a malformed `<<:` line).
+ */
+int job_include_expand(const char *file, const char *text, size_t len,
+		       struct sbuf *out, struct ysource **lines,
+		       size_t *nr_lines);
+
+/*
+ * lkp's revise_hash (job-revise.c): revise the mapping orig with rev
+ * (NULL: apply orig's own `key+:`, `key-:` and dotted keys only); rev's
+ * top-level keys replace orig's, accumulative keys (need_*, mail_to,
+ * mail_cc, constraints) and `key+:`/`key-:` grow or shrink the value.
+ * 0, or -1 with "FILE:LINE:COL: message".
+ */
+int job_revise(struct ynode *orig, const struct ynode *rev, const char *file);
 
 /* The job schema (for the README and tests). */
 extern const struct schema_row job_schema[];

@@ -2,6 +2,8 @@
 /*
  * The lab file, read through one schema table.
  */
+#include <ctype.h>
+
 #include "robot.h"
 #include "job.h"
 #include "lab.h"
@@ -58,6 +60,38 @@ static int check_no_newline(const struct schema_ctx *ctx, const struct ynode *n,
 	if (strpbrk(val, "\n\r"))
 		return ynode_error(ctx->file, n, "'%s' holds a newline", val);
 	return 0;
+}
+
+/* A block device of the host: /dev/ and a plain path. */
+static int check_device(const struct schema_ctx *ctx, const struct ynode *n,
+			const char *val)
+{
+	size_t i;
+
+	if (!rb_starts_with(val, "/dev/") || strstr(val, ".."))
+		return ynode_error(ctx->file, n,
+				   "'%s' is not a device under /dev/", val);
+	for (i = 5; val[i]; i++)
+		if (!isalnum((unsigned char)val[i]) && !strchr("/_-.:", val[i]))
+			return ynode_error(ctx->file, n,
+					   "device '%s' may hold only letters, "
+					   "digits and '/_-.:'",
+					   val);
+	return 0;
+}
+
+/* A login name (POSIX portable characters, not starting with '-'). */
+static int check_user(const struct schema_ctx *ctx, const struct ynode *n,
+		      const char *val)
+{
+	size_t i;
+
+	for (i = 0; val[i]; i++)
+		if (!isalnum((unsigned char)val[i]) && !strchr("._-", val[i]))
+			break;
+	if (*val && !val[i] && val[0] != '-' && i <= 32)
+		return 0;
+	return ynode_error(ctx->file, n, "'%s' is not a user name", val);
 }
 
 static int check_smtp(const struct schema_ctx *ctx, const struct ynode *n,
@@ -241,6 +275,22 @@ static const struct schema_row host_rows[] = {
 	  .off = HOST_OFF(stress_ng),
 	  .check = check_no_newline,
 	  .help = "the stress-ng binary on the host" },
+	{ .name = "hdd_partitions",
+	  .type = SCH_STRLIST,
+	  .off = HOST_OFF(hdd_partitions),
+	  .check = check_device,
+	  .help = "spare disks for jobs with disk: NHDD (wiped by mkfs)" },
+	{ .name = "ssd_partitions",
+	  .type = SCH_STRLIST,
+	  .off = HOST_OFF(ssd_partitions),
+	  .check = check_device,
+	  .help = "spare disks for jobs with disk: NSSD (wiped by mkfs)" },
+	{ .name = "unprivileged_user",
+	  .type = SCH_STR,
+	  .off = HOST_OFF(unprivileged_user),
+	  .def = "lkp",
+	  .check = check_user,
+	  .help = "the user lkp runs exec, spawn and bad-ioctl as" },
 	{ .name = NULL },
 };
 

@@ -53,6 +53,14 @@ struct lab_host {
 	char *machine;
 	/* the stress-ng binary on the host (default: stress-ng on PATH) */
 	char *stress_ng;
+	/*
+	 * spare block devices a job's disk: may take (lkp's hosts files:
+	 * 1HDD is the first of hdd_partitions); their data is destroyed
+	 */
+	struct svec hdd_partitions;
+	struct svec ssd_partitions;
+	/* the user lkp runs exec, spawn and bad-ioctl as (default lkp) */
+	char *unprivileged_user;
 	/* where the entry starts, for messages */
 	int line, col;
 };

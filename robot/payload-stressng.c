@@ -512,83 +512,320 @@ static bool help_knows(const char *help, const char *name)
 	return false;
 }
 
-/* Does `--<test>-method` offer "all" (lkp adds `--<test>-method all`)? */
+/*
+ * lkp's probe for an "all" method: a help line that starts with spaces
+ * and `--<test>-method `, and lists "all" in brackets or before a comma
+ * (grep -E "^ +--<test>-method .*(\[.*all|all,)").
+ */
 static bool help_method_all(const char *help, const char *test)
 {
 	char *opt = xstrfmt("--%s-method ", test);
-	const char *p = strstr(help, opt), *e;
+	const char *p = help;
 	bool all = false;
 
-	if (p) {
-		e = strchr(p, '\n');
-		for (p += strlen(opt); p && *p && (!e || p < e); p++)
-			if (!strncmp(p, "all", 3) &&
-			    (p[3] == ',' || p[3] == ' ' || p[3] == '\n' ||
-			     !p[3]) &&
-			    (p[-1] == ' ' || p[-1] == '='))
-				all = true;
+	while (p && *p && !all) {
+		const char *e = strchr(p, '\n'), *q = p + strspn(p, " ");
+		char *line = xstrndup(p, e ? (size_t)(e - p) : strlen(p));
+		const char *rest, *br;
+
+		if (q > p && !strncmp(q, opt, strlen(opt))) {
+			rest = line + (q - p) + strlen(opt);
+			br = strchr(rest, '[');
+			all = (br && strstr(br, "all")) || strstr(rest, "all,");
+		}
+		free(line);
+		p = e ? e + 1 : NULL;
 	}
 	free(opt);
 	return all;
 }
 
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
+
+/* lkp's programs/stress-ng/run, setup_test(): per-test options. */
+static const char *const oom_avoid_tests[] = {
+	"sockpair", "bigheap",	"brk",	     "loadavg",	  "memthrash",
+	"mmaphuge", "mmapcow",	"mmapmany",  "pageswap",  "secretmem",
+	NULL,
+};
+static const char *const pathological_tests[] = {
+	"bad-ioctl", "sysinval",   "cpu-online", "mlockmany",
+	"oom-pipe",  "bind-mount", "watchdog",	 "smi",
+	NULL,
+};
+/* run as an unprivileged user ("these stressors need to be running
+ * without root privilege") */
+static const char *const user_tests[] = { "exec", "spawn", "bad-ioctl",
+					  NULL };
+/* the classes lkp runs on the job's mounted disk (mount_dev), and vm,
+ * which it runs in the fs setup's first mount point */
+static const char *const disk_classes[] = { "os", "filesystem", "interrupt",
+					    "io", "vm", NULL };
+
+/* The folder lkp's stress-ng mounts the job's disk on. */
+#define STRESSNG_MNT "/mnt/stress-ng"
+
+/* An option built by lkp's rules: pushed, and checked against help. */
+static void opt(struct svec *argv, const char *help, struct svec *missing,
+		const char *name, const char *val)
+{
+	svec_pushf(argv, "--%s", name);
+	if (val)
+		svec_push(argv, val);
+	if (help && !help_knows(help, name))
+		svec_push(missing, name);
+}
+
 static int stressng_argv(const struct job *job, const struct lab_host *host,
-			 const char *help, struct svec *argv)
+			 const char *help, struct svec *argv,
+			 struct svec *missing)
 {
 	const char *class = kvlist_get(&job->opts, "class");
+	const char *t = job->test;
+	struct svec unknown = SVEC_INIT;
+	char *name;
 	size_t i;
+	int ret = 0;
 
-	if (!job->test && !class)
+	if (!t && !class)
 		return rb_error("job '%s' names no stress-ng test or class",
 				job->file);
-	if (help && job->test && !help_knows(help, job->test))
-		return rb_error("stress-ng on '%s' does not know the test '%s'",
-				host->name, job->test);
+	if (help && t && !help_knows(help, t)) {
+		if (!missing)
+			return rb_error("stress-ng on '%s' does not know the "
+					"test '%s'",
+					host->name, t);
+		svec_push(missing, t);
+	}
+	/* set_common_opts */
 	svec_push(argv, stressng_binary(host));
 	svec_push(argv, "--timeout");
 	svec_pushf(argv, "%ld", job->testtime);
 	svec_pushv(argv,
 		   (const char *const[]){ "--times", "--verify", "--metrics",
 					  "--no-rand-seed", NULL });
-	if (job->test) {
+	if (t) {
 		const char *method = kvlist_get(&job->opts, "method");
+		const char *mode = kvlist_get(&job->opts, "mode");
 		const char *type = kvlist_get(&job->opts, "type");
+		const char *advise = kvlist_get(&job->opts, "advise");
+		const char *hdd_opts = kvlist_get(&job->opts, "hdd_opts");
+		const char *sched = kvlist_get(&job->opts, "sched");
 
+		/* setup_test */
+		if (!strcmp(t, "swap"))
+			opt(argv, help, &unknown, "temp-path", STRESSNG_MNT);
+		if (in_list(t, oom_avoid_tests))
+			opt(argv, help, &unknown, "oom-avoid", NULL);
+		if (in_list(t, pathological_tests))
+			opt(argv, help, &unknown, "pathological", NULL);
+		/* run_test */
 		if (method) {
-			svec_pushf(argv, "--%s-method", job->test);
-			svec_push(argv, method);
-		} else if (help && help_method_all(help, job->test)) {
-			svec_pushf(argv, "--%s-method", job->test);
+			name = xstrfmt("%s-method", t);
+			opt(argv, help, &unknown, name, method);
+			free(name);
+		} else if (help && help_method_all(help, t)) {
+			svec_pushf(argv, "--%s-method", t);
 			svec_push(argv, "all");
 		}
-		if (type) {
-			svec_pushf(argv, "--%s-type", job->test);
-			svec_push(argv, type);
+		if (mode) {
+			name = xstrfmt("%s-mode", t);
+			opt(argv, help, &unknown, name, mode);
+			free(name);
 		}
-		/* one named test: let stress-ng run it even if it is one of
-		 * the stressors it calls pathological (mlockmany) */
-		if (!help || help_knows(help, "pathological"))
-			svec_push(argv, "--pathological");
-		svec_pushf(argv, "--%s", job->test);
-		svec_pushf(argv, "%ld", job->nr_threads);
-	} else {
-		svec_push(argv, "--class");
-		svec_push(argv, class);
-		svec_push(argv, "--sequential");
-		svec_pushf(argv, "%ld", job->nr_threads);
+		if (type) {
+			name = xstrfmt("%s-type", t);
+			opt(argv, help, &unknown, name, type);
+			free(name);
+		}
+		if (advise)
+			opt(argv, help, &unknown, "madvise-advise", advise);
+		if (hdd_opts)
+			opt(argv, help, &unknown, "hdd-opts", hdd_opts);
+		if (sched) {
+			/* grep -q -E "\-\-<test>-sched" */
+			name = xstrfmt("--%s-sched", t);
+			if (help && strstr(help, name))
+				opt(argv, help, &unknown, name + 2, sched);
+			else
+				opt(argv, help, &unknown, "workload-sched",
+				    sched);
+			free(name);
+		}
 	}
+	/* the robot's own: pass-through options of the payload section */
 	for (i = 0; i < job->opts.nr; i++) {
 		const struct kv *o = &job->opts.v[i];
 
 		if (o->declared)
 			continue;
-		if (help && !help_knows(help, o->key))
-			return rb_error("stress-ng on '%s' does not know the "
-					"option '--%s' (job '%s')",
-					host->name, o->key, job->file);
+		if (help && !help_knows(help, o->key)) {
+			rb_error("stress-ng on '%s' does not know the option "
+				 "'--%s' (job '%s')",
+				 host->name, o->key, job->file);
+			ret = -1;
+			goto out;
+		}
 		svec_pushf(argv, "--%s", o->key);
 		svec_push(argv, o->val);
 	}
+	if (t) {
+		svec_pushf(argv, "--%s", t);
+		svec_pushf(argv, "%ld", job->nr_threads);
+	} else {
+		/* setup_class */
+		svec_push(argv, "--sequential");
+		svec_pushf(argv, "%ld", job->nr_threads);
+		svec_push(argv, "--class");
+		svec_push(argv, class);
+		if (!strcmp(class, "memory") || !strcmp(class, "os"))
+			opt(argv, help, &unknown, "minimize", NULL);
+		svec_push(argv, "--exclude");
+		svec_pushf(argv, "spawn,exec%s%s",
+			   job->nr_cpu > 16 ? ",swap" : "",
+			   !strcmp(class, "memory") ? ",stack" : "");
+	}
+	if (unknown.nr && missing) {
+		svec_append(missing, &unknown);
+	} else if (unknown.nr) {
+		struct sbuf sb = SBUF_INIT;
+
+		for (i = 0; i < unknown.nr; i++)
+			sbuf_addf(&sb, "%s--%s", i ? ", " : "", unknown.v[i]);
+		rb_error("stress-ng on '%s' does not know %s, which lkp runs "
+			 "'%s' with (a newer stress-ng does)",
+			 host->name, sb.buf, t ? t : class);
+		sbuf_release(&sb);
+		ret = -1;
+	}
+out:
+	svec_clear(&unknown);
+	return ret;
+}
+
+/* The spare device for the job's disk: ("1HDD", "1SSD"). */
+static const char *host_disk(const struct job *job, const struct lab_host *host)
+{
+	const struct svec *devs = NULL;
+	long n = strtol(job->disk, NULL, 10);
+	const char *kind = job->disk + strspn(job->disk, "0123456789");
+
+	if (!strcmp(kind, "HDD"))
+		devs = &host->hdd_partitions;
+	else if (!strcmp(kind, "SSD"))
+		devs = &host->ssd_partitions;
+	if (!devs) {
+		rb_error("job '%s' asks for disk: %s; the robot gives jobs HDD "
+			 "and SSD partitions only",
+			 job->file, job->disk);
+		return NULL;
+	}
+	if (n < 1 || (size_t)n > devs->nr) {
+		rb_error("host '%s' has %zu %s partition%s, job '%s' needs %ld "
+			 "(disk: %s); list spare devices under the host's "
+			 "%s_partitions",
+			 host->name, devs->nr, kind, devs->nr == 1 ? "" : "s",
+			 job->file, n, job->disk, devs == &host->hdd_partitions ?
+			 "hdd" : "ssd");
+		return NULL;
+	}
+	return devs->v[0];
+}
+
+/* lkp's programs/fs/setup: mkfs options and default mount options. */
+static const struct {
+	const char *fs, *mkfs, *mount;
+} fs_table[] = {
+	{ "xfs", "-f -mreflink=0", "inode64" },
+	{ "ext2", "-q -F", NULL },
+	{ "ext3", "-q -F", NULL },
+	{ "ext4", "-q -E lazy_itable_init=0,lazy_journal_init=0 -F", NULL },
+	/* lkp gives btrfs and f2fs no flags; -f lets mkfs take a disk that
+	 * holds a filesystem from the last job */
+	{ "btrfs", "-f", NULL },
+	{ "f2fs", "-f", NULL },
+};
+
+static int stressng_setup(const struct job *job, const struct lab_host *host,
+			  struct payload_setup *out)
+{
+	const char *t = job->test;
+	const char *class = kvlist_get(&job->opts, "class");
+	const char *dev;
+	size_t i;
+
+	/* setup_sysctl */
+	svec_push(&out->sysctls, "?kernel.sched_autogroup_enabled=0");
+	if (job->fs2)
+		return rb_error("job '%s' has fs2: %s (lkp's NFS/CIFS export), "
+				"which the robot does not set up",
+				job->file, job->fs2);
+	if (class && in_list(class, disk_classes) && !job->fs)
+		return rb_error("lkp runs the class '%s' on a mounted disk: job "
+				"'%s' needs disk: and fs:",
+				class, job->file);
+	if (job->fs) {
+		if (!job->disk)
+			return rb_error("job '%s' has fs: %s but no disk: to "
+					"make it on (lkp: nr_partitions is "
+					"less than 1)",
+					job->file, job->fs);
+		for (i = 0; i < RB_ARRAY_SIZE(fs_table); i++)
+			if (!strcmp(fs_table[i].fs, job->fs))
+				break;
+		if (i == RB_ARRAY_SIZE(fs_table))
+			return rb_error("job '%s' has fs: %s; the robot makes "
+					"xfs, ext2, ext3, ext4, btrfs and "
+					"f2fs",
+					job->file, job->fs);
+		dev = host_disk(job, host);
+		if (!dev)
+			return -1;
+		out->dev = xstrdup(dev);
+		out->fs = xstrdup(job->fs);
+		out->mkfs_opts = xstrdup(fs_table[i].mkfs);
+		if (fs_table[i].mount && job->mount_option)
+			out->mount_opts = xstrfmt("%s,%s", fs_table[i].mount,
+						  job->mount_option);
+		else if (fs_table[i].mount || job->mount_option)
+			out->mount_opts = xstrdup(fs_table[i].mount ?
+							  fs_table[i].mount :
+							  job->mount_option);
+		out->dir = xstrdup(STRESSNG_MNT);
+	} else if (job->disk) {
+		return rb_error("job '%s' has disk: %s but no fs: (lkp mounts "
+				"the disk for the test)",
+				job->file, job->disk);
+	}
+	if (t && !strcmp(t, "swap") && !out->dir)
+		out->dir = xstrdup(STRESSNG_MNT);
+	if (!t)
+		return 0;
+	if (!strcmp(t, "ping-sock")) {
+		svec_pushf(&out->sysctls, "net.ipv4.ping_group_range=0 %ld",
+			   job->nr_threads);
+	} else if (!strcmp(t, "mq")) {
+		svec_push(&out->sysctls, "fs.mqueue.queues_max=2048");
+		svec_push(&out->sysctls, "fs.mqueue.msg_max=2048");
+	} else if (!strcmp(t, "aio") || !strcmp(t, "aiol")) {
+		svec_push(&out->sysctls, "fs.aio-max-nr=1048576");
+	} else if (!strcmp(t, "inotify") || !strcmp(t, "dnotify")) {
+		svec_push(&out->sysctls, "fs.inotify.max_user_instances=8192");
+		svec_push(&out->sysctls, "fs.inotify.max_user_watches=524288");
+	} else if (in_list(t, (const char *const[]){ "epoll", "sock",
+						     "sockmany", "udp",
+						     "udp-flood", "sockpair",
+						     NULL })) {
+		svec_push(&out->sysctls, "net.core.somaxconn=4096");
+	}
+	if (in_list(t, user_tests))
+		out->user = xstrdup(dflt(host->unprivileged_user, "lkp"));
 	return 0;
 }
 
@@ -680,6 +917,7 @@ const struct payload_ops payload_stressng = {
 	.help_mark = "--timeout",
 	.binary = stressng_binary,
 	.argv = stressng_argv,
+	.setup = stressng_setup,
 	.result_argv = stressng_result_argv,
 	.parse = stressng_parse,
 	.error = stressng_error,

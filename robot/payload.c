@@ -24,6 +24,72 @@ const struct payload_ops *payload_find(const char *name)
 	return NULL;
 }
 
+void payload_setup_release(struct payload_setup *s)
+{
+	svec_clear(&s->sysctls);
+	free(s->user);
+	free(s->dir);
+	free(s->dev);
+	free(s->fs);
+	free(s->mkfs_opts);
+	free(s->mount_opts);
+	memset(s, 0, sizeof(*s));
+	svec_init(&s->sysctls);
+}
+
+/* Shell words separated by spaces, then end (a newline or a space). */
+static void words(struct sbuf *out, const char *const *w, char end)
+{
+	for (; *w; w++) {
+		sbuf_add_shell_word(out, *w);
+		sbuf_addch(out, w[1] ? ' ' : end);
+	}
+}
+
+static void sysctl_line(struct sbuf *out, const char *kv)
+{
+	words(out,
+	      (const char *const[]){ "sysctl", "-w", kv[0] == '?' ? kv + 1 : kv,
+				     NULL },
+	      '\n');
+}
+
+void payload_setup_describe(const struct payload_setup *s,
+			    const struct svec *argv, struct sbuf *out)
+{
+	size_t i = 0;
+
+	/* lkp's order: setup_sysctl, mount_dev, then the test's sysctls */
+	for (; i < s->sysctls.nr && s->sysctls.v[i][0] == '?'; i++)
+		sysctl_line(out, s->sysctls.v[i]);
+	if (s->dev) {
+		/* mkfs_opts: the robot's own table, split as lkp's are */
+		sbuf_addf(out, "mkfs -t %s %s ", s->fs, s->mkfs_opts);
+		words(out, (const char *const[]){ s->dev, NULL }, '\n');
+	}
+	if (s->dir)
+		words(out, (const char *const[]){ "mkdir", "-p", s->dir, NULL },
+		      '\n');
+	if (s->dev) {
+		words(out, (const char *const[]){ "mount", "-t", s->fs, NULL },
+		      ' ');
+		if (s->mount_opts)
+			words(out,
+			      (const char *const[]){ "-o", s->mount_opts, NULL },
+			      ' ');
+		words(out, (const char *const[]){ s->dev, s->dir, NULL }, '\n');
+		words(out, (const char *const[]){ "cd", s->dir, NULL }, '\n');
+	}
+	for (; i < s->sysctls.nr; i++)
+		sysctl_line(out, s->sysctls.v[i]);
+	if (s->user)
+		words(out,
+		      (const char *const[]){ "su", "-", s->user, "-s", "/bin/sh",
+					     "-c", "exec \"$0\" \"$@\"", NULL },
+		      ' ');
+	words(out, (const char *const *)argv->v, '\n');
+}
+
 /* The family (prefix) of names metric belongs to, or NULL. */
 static const char *family_of(const struct svec *families, const char *metric)
 {

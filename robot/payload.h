@@ -6,9 +6,47 @@
 
 #include "result.h"
 
-struct svec;
+#include "svec.h"
+
 struct job;
 struct lab_host;
+struct sbuf;
+
+/*
+ * What the box needs before the payload runs and gets back after it
+ * (lkp's run scripts prepare the box too): the run script applies it.
+ */
+struct payload_setup {
+	/*
+	 * "key=value" sysctls, set in order and restored after the run; a
+	 * leading '?' marks one set only where it is writable (lkp's
+	 * kernel.sched_autogroup_enabled=0)
+	 */
+	struct svec sysctls;
+	/* run the payload as this unprivileged user (NULL: as the robot) */
+	char *user;
+	/* the folder the payload runs in (made when missing; NULL: none) */
+	char *dir;
+	/* make the filesystem fs on the spare device dev and mount it on
+	 * dir, mkfs_opts and mount_opts (-o) as lkp's fs setup uses them */
+	char *dev;
+	char *fs;
+	char *mkfs_opts;
+	char *mount_opts;
+};
+
+#define PAYLOAD_SETUP_INIT           \
+	{                            \
+		.sysctls = SVEC_INIT \
+	}
+
+void payload_setup_release(struct payload_setup *s);
+/*
+ * The setup as the commands lkp's reproduce.sh shows (sysctl -w, mkfs,
+ * mount, cd, su), one per line, before the payload's argv.
+ */
+void payload_setup_describe(const struct payload_setup *s,
+			    const struct svec *argv, struct sbuf *out);
 
 /*
  * A payload, the program a job runs on the host: one row of the table in
@@ -25,9 +63,19 @@ struct payload_ops {
 	const char *help_mark; /* ... and what its answer must contain */
 	/* the program on host */
 	const char *(*binary)(const struct lab_host *host);
-	/* argv for the job on host (help: the tool's answer, or NULL) */
+	/*
+	 * argv for the job on host (help: the tool's answer, or NULL). An
+	 * option the tool does not know is an error, or with missing it is
+	 * kept in argv and its name pushed onto missing.
+	 */
 	int (*argv)(const struct job *job, const struct lab_host *host,
-		    const char *help, struct svec *argv);
+		    const char *help, struct svec *argv, struct svec *missing);
+	/*
+	 * What the box must be given for the job (NULL: nothing); -1 with
+	 * one line naming what the host lacks (a spare disk).
+	 */
+	int (*setup)(const struct job *job, const struct lab_host *host,
+		     struct payload_setup *out);
 	/* the words that send its result file into dir */
 	void (*result_argv)(const char *dir, struct svec *argv);
 	/* stats (unprefixed) from stderr and the outputs: rows found */

@@ -190,9 +190,9 @@ static int materials_script(const char *dir, const struct job *job,
 		  "#!/bin/sh\n"
 		  "# Reproduce on a test machine booted into %s\n"
 		  "# (kernel config: config, next to this script).\n"
-		  "set -e\n"
-		  "[ -w /proc/sys/kernel/sched_autogroup_enabled ] &&\n"
-		  "\techo 0 >/proc/sys/kernel/sched_autogroup_enabled\n",
+		  "# The box's setup and the command, as the robot's runs had\n"
+		  "# them (lkp's reproduce.sh lines).\n"
+		  "set -e\n",
 		  culprit);
 	if (job->cpufreq_governor && *job->cpufreq_governor)
 		sbuf_addf(

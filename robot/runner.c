@@ -44,20 +44,74 @@ const char *step_outcome_name(enum step_outcome o)
 
 /*
  * The run script, run on the host as
- *   sh -c SCRIPT robot-run DIR GOVERNOR MONITOR_SCRIPT NAME -- PAYLOAD ARGV...
+ *   sh -c SCRIPT robot-run DIR GOVERNOR MONITOR_SCRIPT NAME SYSCTLS USER
+ *	RUNDIR DEV FS MKFS_OPTS MOUNT_OPTS -- PAYLOAD ARGV...
  * Every job value arrives as a positional parameter, never as code. It
  * records its pid (for a remote kill), applies the cpufreq governor when the
- * host has cpufreq, starts the monitors, runs the payload under `time -v`
- * when one is there (its output into DIR/NAME.stdout and DIR/NAME.stderr),
- * and writes the payload's exit status to DIR/status.
- * On SIGTERM it takes its whole process group (payload, monitors) down.
+ * host has cpufreq, prepares the box as lkp's run script does (struct
+ * payload_setup: SYSCTLS one key=value a line, saved and written back at
+ * the end; a filesystem made on the spare device DEV and mounted on RUNDIR,
+ * the payload run there; USER to run it as), starts the monitors, runs the
+ * payload under `time -v` when one is there (its output into
+ * DIR/NAME.stdout and DIR/NAME.stderr), and writes the payload's exit
+ * status to DIR/status. A setup the box cannot give ends it with 202 and
+ * one line in DIR/setup-error; nothing ran then.
+ * On SIGTERM it takes its whole process group (payload, monitors) down,
+ * and puts the sysctls and the mount back.
  */
 static const char run_script[] =
-	"dir=$1 gov=$2 mon_script=$3 name=$4\n"
-	"shift 4\n"
+	"dir=$1 gov=$2 mon_script=$3 name=$4 sysctls=$5 user=$6 rundir=$7\n"
+	"dev=$8 fs=$9\n"
+	"shift 9\n"
+	"mkfs_opts=$1 mount_opts=$2\n"
+	"shift 2\n"
 	"[ \"$1\" = -- ] && shift\n"
 	"mkdir -p \"$dir\" || exit 200\n"
 	"echo $$ >\"$dir/pid\" || exit 200\n"
+	"mounted=\n"
+	"restore() {\n"
+	"\tif [ -s \"$dir/sysctl.saved\" ]; then\n"
+	"\t\twhile IFS='\t' read -r f v; do\n"
+	"\t\t\tprintf '%s\\n' \"$v\" >\"$f\" 2>/dev/null\n"
+	"\t\tdone <\"$dir/sysctl.saved\"\n"
+	"\t\t: >\"$dir/sysctl.saved\"\n"
+	"\tfi\n"
+	"\tif [ -n \"$mounted\" ]; then\n"
+	"\t\tcd / && umount \"$rundir\" 2>/dev/null\n"
+	"\t\tmounted=\n"
+	"\tfi\n"
+	"}\n"
+	"setup_fail() {\n"
+	"\techo \"$*\" >\"$dir/setup-error\"\n"
+	"\trestore\n"
+	"\texit 202\n"
+	"}\n"
+	"set_sysctl() {\n"
+	"\tf=/proc/sys/$(printf '%s' \"${1%%=*}\" | tr . /)\n"
+	"\tif [ ! -w \"$f\" ]; then\n"
+	"\t\t[ -n \"$2\" ] && return 0\n"
+	"\t\tsetup_fail \"cannot set ${1%%=*}: $f is not writable\"\n"
+	"\tfi\n"
+	"\tprintf '%s\\t%s\\n' \"$f\" \"$(cat \"$f\")\" >>\"$dir/sysctl.saved\"\n"
+	"\tprintf '%s\\n' \"${1#*=}\" >\"$f\" ||\n"
+	"\t\tsetup_fail \"cannot set $1\"\n"
+	"}\n"
+	"apply_sysctls() {\n"
+	"\tset -f\n"
+	"\told_ifs=$IFS\n"
+	"\tIFS='\n'\n"
+	"\tfor kv in $sysctls; do\n"
+	"\t\tIFS=$old_ifs\n"
+	"\t\tcase $kv in\n"
+	"\t\t'?'*) [ \"$1\" = best ] && set_sysctl \"${kv#?}\" best ;;\n"
+	"\t\t*) [ \"$1\" = test ] && set_sysctl \"$kv\" ;;\n"
+	"\t\tesac\n"
+	"\tdone\n"
+	"\tIFS=$old_ifs\n"
+	"\tset +f\n"
+	"}\n"
+	"trap 'trap \"\" TERM HUP INT; kill -TERM 0 2>/dev/null; restore; "
+	"exit 201' TERM HUP INT\n"
 	"if [ -n \"$gov\" ]; then\n"
 	"\tif [ -w /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor ]; "
 	"then\n"
@@ -71,8 +125,40 @@ static const char run_script[] =
 	"\t\techo \"unavailable $gov\" >\"$dir/cpufreq\"\n"
 	"\tfi\n"
 	"fi\n"
-	"if [ -w /proc/sys/kernel/sched_autogroup_enabled ]; then\n"
-	"\techo 0 >/proc/sys/kernel/sched_autogroup_enabled 2>/dev/null\n"
+	"apply_sysctls best\n"
+	"if [ -n \"$dev\" ]; then\n"
+	"\t[ -b \"$dev\" ] || setup_fail \"$dev is not a block device\"\n"
+	"\tawk -v d=\"$dev\" '$1 == d { f = 1 } END { exit !f }' /proc/mounts &&\n"
+	"\t\tsetup_fail \"$dev is mounted: a spare disk must not be\"\n"
+	"\tcommand -v \"mkfs.$fs\" >/dev/null 2>&1 ||\n"
+	"\t\tsetup_fail \"mkfs.$fs is not installed\"\n"
+	"\tmkfs -t \"$fs\" $mkfs_opts \"$dev\" >\"$dir/mkfs.log\" 2>&1 ||\n"
+	"\t\tsetup_fail \"mkfs -t $fs $dev failed: $(tail -n 1 "
+	"\"$dir/mkfs.log\")\"\n"
+	"fi\n"
+	"if [ -n \"$rundir\" ]; then\n"
+	"\tmkdir -p \"$rundir\" || setup_fail \"cannot make $rundir\"\n"
+	"fi\n"
+	"if [ -n \"$dev\" ]; then\n"
+	"\tif [ -n \"$mount_opts\" ]; then\n"
+	"\t\tmount -t \"$fs\" -o \"$mount_opts\" \"$dev\" \"$rundir\" "
+	"2>\"$dir/mount.log\"\n"
+	"\telse\n"
+	"\t\tmount -t \"$fs\" \"$dev\" \"$rundir\" 2>\"$dir/mount.log\"\n"
+	"\tfi || setup_fail \"mount -t $fs $dev $rundir failed: $(tail -n 1 "
+	"\"$dir/mount.log\")\"\n"
+	"\tmounted=1\n"
+	"\tcd \"$rundir\" || setup_fail \"cannot enter $rundir\"\n"
+	"fi\n"
+	"apply_sysctls test\n"
+	"if [ -n \"$user\" ]; then\n"
+	"\thome=$(awk -F: -v u=\"$user\" '$1 == u { print $6 }' /etc/passwd)\n"
+	"\tid -u \"$user\" >/dev/null 2>&1 && [ -n \"$home\" ] ||\n"
+	"\t\tsetup_fail \"there is no user '$user' to run the test as "
+	"(lkp runs it unprivileged)\"\n"
+	"\tmkdir -p \"$home\" && chown -R \"$user\" \"$home\" \"$dir\" ||\n"
+	"\t\tsetup_fail \"cannot give $home and $dir to $user\"\n"
+	"\tset -- su - \"$user\" -s /bin/sh -c 'exec \"$0\" \"$@\"' \"$@\"\n"
 	"fi\n"
 	"sh -c \"$mon_script\" monitor \"$dir/monitor\" &\n"
 	"mon=$!\n"
@@ -81,14 +167,13 @@ static const char run_script[] =
 	"elif busybox time -v true >/dev/null 2>&1; then\n"
 	"\tset -- busybox time -v \"$@\"\n"
 	"fi\n"
-	"trap 'trap - TERM HUP INT; kill -TERM 0 2>/dev/null; exit 201' "
-	"TERM HUP INT\n"
 	"\"$@\" >\"$dir/$name.stdout\" 2>\"$dir/$name.stderr\" &\n"
 	"pay=$!\n"
 	"wait $pay\n"
 	"rc=$?\n"
 	"kill $mon 2>/dev/null\n"
 	"wait $mon 2>/dev/null\n"
+	"restore\n"
 	"echo $rc >\"$dir/status\"\n"
 	"exit 0\n";
 
@@ -504,11 +589,22 @@ out:
 /* Does the host's stress-ng --help list option `--name`? */
 
 int runner_payload_argv(const struct job *job, const struct lab_host *host,
-			const char *help, struct svec *argv)
+			const char *help, struct svec *argv,
+			struct svec *missing)
 {
 	const struct payload_ops *p = payload_find(job->payload);
 
-	return p ? p->argv(job, host, help, argv) : -1;
+	return p ? p->argv(job, host, help, argv, missing) : -1;
+}
+
+int runner_payload_setup(const struct job *job, const struct lab_host *host,
+			 struct payload_setup *out)
+{
+	const struct payload_ops *p = payload_find(job->payload);
+
+	if (!p)
+		return -1;
+	return p->setup ? p->setup(job, host, out) : 0;
 }
 
 char *runner_headline_stat(const struct job *job)
@@ -699,6 +795,28 @@ static int parse_run(const char *ldir, const struct payload_ops *p,
 	return rows;
 }
 
+/* The run script said (202) that the box cannot give the job its setup. */
+static void setup_refused(struct runner *r, struct transport *t,
+			  const struct lab_host *host, const char *rdir,
+			  const char *ldir, bool here)
+{
+	struct sbuf ignored = SBUF_INIT;
+	bool infra = false;
+	char *line;
+
+	if (!here) {
+		fetch_one(t, rdir, ldir, "setup-error", &infra, &ignored);
+		kill_remote(t, rdir);
+	}
+	line = read_opt(ldir, "setup-error");
+	rb_error("host '%s' cannot be set up for '%s' as lkp sets it up: %s",
+		 host->name, r->job->path_params,
+		 line ? line : "(no reason given)");
+	r->bad_input = true;
+	free(line);
+	sbuf_release(&ignored);
+}
+
 /* The commit's result directory and a fresh run directory in it. */
 static void run_dirs(struct runner *r, const struct run_key *key,
 		     const char *commit, int *run_no, char **cdir, char **ldir)
@@ -725,32 +843,43 @@ static int run_argv(struct runner *r, const struct payload_ops *p,
 		    const struct lab_host *host, const char *rdir,
 		    const char *ldir, struct svec *argv)
 {
-	struct sbuf cl = SBUF_INIT;
-	size_t i, first;
+	struct payload_setup setup = PAYLOAD_SETUP_INIT;
+	struct svec pay = SVEC_INIT;
+	struct sbuf cl = SBUF_INIT, lines = SBUF_INIT;
+	size_t i;
 	char *path;
-	int ret;
+	int ret = -1;
 
+	if ((p->setup && p->setup(r->job, host, &setup) < 0) ||
+	    p->argv(r->job, host, r->help_text, &pay, NULL) < 0)
+		goto out;
+	for (i = 0; i < setup.sysctls.nr; i++)
+		sbuf_addf(&lines, "%s\n", setup.sysctls.v[i]);
 	svec_pushv(argv, (const char *const[]){ "sh", "-c", run_script,
 						"robot-run", NULL });
 	svec_push(argv, rdir);
 	svec_push(argv, dflt(r->job->cpufreq_governor, ""));
 	svec_push(argv, monitor_loop_script());
 	svec_push(argv, p->name);
-	svec_push(argv, "--");
-	first = argv->nr;
-	if (p->argv(r->job, host, r->help_text, argv) < 0)
-		return -1;
-	for (i = first; i < argv->nr; i++) {
-		if (i > first)
-			sbuf_addch(&cl, ' ');
-		sbuf_add_shell_word(&cl, argv->v[i]);
-	}
-	sbuf_addch(&cl, '\n');
+	svec_push(argv, lines.buf);
+	svec_pushv(argv,
+		   (const char *const[]){
+			   dflt(setup.user, ""), dflt(setup.dir, ""),
+			   dflt(setup.dev, ""), dflt(setup.fs, ""),
+			   dflt(setup.mkfs_opts, ""), dflt(setup.mount_opts, ""),
+			   "--", NULL });
+	svec_append(argv, &pay);
+	/* the reproduce instructions: the box's setup, then the command */
+	payload_setup_describe(&setup, &pay, &cl);
 	path = xstrfmt("%s/cmdline", ldir);
 	ret = rb_write_file_atomic(path, cl.buf, cl.len);
 	free(path);
-	sbuf_release(&cl);
 	p->result_argv(rdir, argv);
+out:
+	payload_setup_release(&setup);
+	svec_clear(&pay);
+	sbuf_release(&cl);
+	sbuf_release(&lines);
 	return ret;
 }
 
@@ -888,6 +1017,12 @@ int runner_run(struct runner *r, const struct lab_host *host,
 			goto out;
 	}
 	r->counts.runs++;
+	if (!res.infra && !res.timed_out && res.exited && res.code == 202) {
+		/* the box cannot be set up for the job: nothing ran, and
+		 * no other attempt would do better */
+		setup_refused(r, &t, host, rdir, ldir, here);
+		goto out;
+	}
 	if (res.infra || res.timed_out || (res.exited && res.code >= 200) ||
 	    !res.exited) {
 		sbuf_addf(why, "%s: %s", host->name,

@@ -117,10 +117,19 @@ int runner_run(struct runner *r, const struct lab_host *host,
 /*
  * The stress-ng command line for the job on host (binary first, without
  * --yaml), for runs and for the reproduce instructions. help is the
- * host's `stress-ng --help` (NULL: unknown, no checks).
+ * host's `stress-ng --help` (NULL: unknown, no checks); an option it does
+ * not know is an error, or with missing (may be NULL) kept and named there.
  */
 int runner_payload_argv(const struct job *job, const struct lab_host *host,
-			const char *help, struct svec *argv);
+			const char *help, struct svec *argv,
+			struct svec *missing);
+struct payload_setup;
+/*
+ * What the box needs for the job (payload.h); -1 with one line naming
+ * what the host lacks.
+ */
+int runner_payload_setup(const struct job *job, const struct lab_host *host,
+			 struct payload_setup *out);
 
 /* The run_key of this runner's job for host and commit (borrowed strings). */
 void runner_key(const struct runner *r, const char *host, const char *commit,

@@ -18,7 +18,8 @@ int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 	va_list ap;
 
 	if (n)
-		sbuf_addf(&sb, "%s:%d:%d: ", file, n->line, n->col);
+		sbuf_addf(&sb, "%s:%d:%d: ", n->file ? n->file : file, n->line,
+			  n->col);
 	else
 		sbuf_addf(&sb, "%s: ", file);
 	va_start(ap, fmt);
@@ -91,6 +92,7 @@ static struct ynode *copy_counted(const struct ynode *n, size_t *count)
 	c->str = n->str ? xstrdup(n->str) : NULL;
 	c->is_null = n->is_null;
 	c->quoted = n->quoted;
+	c->file = n->file;
 	if (n->nr) {
 		c->alloc = n->nr;
 		c->nr = n->nr;
@@ -219,6 +221,9 @@ struct builder {
 	const char *file;
 	const char *buf;
 	size_t len;
+	/* ytree_parse_lines: where each line of buf was written */
+	const struct ysource *lines;
+	size_t nr_lines;
 	struct frame stack[YTREE_MAX_DEPTH + 1];
 	int depth;
 	struct ynode *root;
@@ -226,6 +231,28 @@ struct builder {
 	size_t nr_anchors, alloc_anchors;
 	size_t nodes;
 };
+
+/*
+ * Turn a position in buf into where it was written; returns the file
+ * (b->file unless the line came from another one).
+ */
+static const char *map_pos(const struct builder *b, int *line, int *col)
+{
+	const struct ysource *src;
+
+	if (!b->lines || *line < 1 || (size_t)*line > b->nr_lines)
+		return b->file;
+	src = &b->lines[*line - 1];
+	*line = src->line;
+	*col = *col > src->shift ? *col - src->shift : 1;
+	return src->file ? src->file : b->file;
+}
+
+static void set_file(const struct builder *b, struct ynode *n,
+		     const char *file)
+{
+	n->file = file != b->file ? file : NULL;
+}
 
 static void set_anchor(struct builder *b, const char *name,
 		       const struct ynode *n)
@@ -282,7 +309,16 @@ static int attach(struct builder *b, struct ynode *n)
 		return 0;
 	}
 	if (f->key) {
-		map_push_node(f->node, f->key, n);
+		long at = ynode_map_find(f->node, f->key->str);
+
+		if (at >= 0) {
+			/* a repeated key (only with b->lines): the later
+			 * value at the first one's place */
+			ynode_map_replace(f->node, (size_t)at, n);
+			ynode_free(f->key);
+		} else {
+			map_push_node(f->node, f->key, n);
+		}
 		f->key = NULL;
 		return 0;
 	}
@@ -293,7 +329,7 @@ static int attach(struct builder *b, struct ynode *n)
 		ynode_free(n);
 		return -1;
 	}
-	if (ynode_map_find(f->node, n->str) >= 0) {
+	if (!b->lines && ynode_map_find(f->node, n->str) >= 0) {
 		ynode_error(b->file, n, "duplicate key '%s'", n->str);
 		ynode_free(n);
 		return -1;
@@ -331,18 +367,23 @@ static int parser_error(struct builder *b, const yaml_parser_t *p)
 	int line = (int)p->problem_mark.line + 1;
 	int col = (int)p->problem_mark.column + 1;
 	const char *problem = p->problem ? p->problem : "parse error";
+	const char *file;
+	int cline = (int)p->context_mark.line + 1, ccol = 1;
 
 	if (p->error == YAML_READER_ERROR) {
 		offset_mark(b, p->problem_offset, &line, &col);
-		return rb_error("%s:%d:%d: malformed yaml: %s", b->file, line,
-				col, problem);
+		file = map_pos(b, &line, &col);
+		return rb_error("%s:%d:%d: malformed yaml: %s", file, line, col,
+				problem);
 	}
-	if (p->context)
+	file = map_pos(b, &line, &col);
+	if (p->context) {
+		map_pos(b, &cline, &ccol);
 		return rb_error(
-			"%s:%d:%d: malformed yaml: %s %s (from line %d)",
-			b->file, line, col, problem, p->context,
-			(int)p->context_mark.line + 1);
-	return rb_error("%s:%d:%d: malformed yaml: %s", b->file, line, col,
+			"%s:%d:%d: malformed yaml: %s %s (from line %d)", file,
+			line, col, problem, p->context, cline);
+	}
+	return rb_error("%s:%d:%d: malformed yaml: %s", file, line, col,
 			problem);
 }
 
@@ -351,6 +392,7 @@ static int on_event(struct builder *b, struct ystream *out,
 {
 	int line = (int)ev->start_mark.line + 1;
 	int col = (int)ev->start_mark.column + 1;
+	const char *file = map_pos(b, &line, &col);
 	const char *anchor = NULL;
 	struct ynode *n;
 	size_t i;
@@ -360,8 +402,10 @@ static int on_event(struct builder *b, struct ystream *out,
 		builder_reset(b);
 		return 0;
 	case YAML_DOCUMENT_END_EVENT:
-		if (!b->root)
+		if (!b->root) {
 			b->root = ynode_new_scalar("", line, col);
+			set_file(b, b->root, file);
+		}
 		RB_ALLOC_GROW(out->docs, out->nr + 1, out->alloc);
 		out->docs[out->nr++] = b->root;
 		b->root = NULL;
@@ -369,6 +413,7 @@ static int on_event(struct builder *b, struct ystream *out,
 		return 0;
 	case YAML_SCALAR_EVENT:
 		n = ynode_new(YNODE_SCALAR, line, col);
+		set_file(b, n, file);
 		n->str = xstrndup((const char *)ev->data.scalar.value,
 				  ev->data.scalar.length);
 		if (strlen(n->str) != ev->data.scalar.length) {
@@ -391,26 +436,28 @@ static int on_event(struct builder *b, struct ystream *out,
 		if (i == b->nr_anchors)
 			return rb_error("%s:%d:%d: unknown or unfinished "
 					"anchor '%s'",
-					b->file, line, col, anchor);
+					file, line, col, anchor);
 		b->nodes += ynode_count(b->anchors[i].node);
 		if (b->nodes > YTREE_MAX_NODES)
 			return rb_error("%s:%d:%d: too many nodes (more than "
 					"%d after expanding aliases)",
-					b->file, line, col, YTREE_MAX_NODES);
+					file, line, col, YTREE_MAX_NODES);
 		n = ynode_copy(b->anchors[i].node);
 		n->line = line;
 		n->col = col;
+		set_file(b, n, file);
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
 		if (b->depth >= YTREE_MAX_DEPTH)
 			return rb_error("%s:%d:%d: nesting deeper than %d "
 					"levels",
-					b->file, line, col, YTREE_MAX_DEPTH);
+					file, line, col, YTREE_MAX_DEPTH);
 		n = ynode_new(ev->type == YAML_SEQUENCE_START_EVENT ?
 				      YNODE_SEQ :
 				      YNODE_MAP,
 			      line, col);
+		set_file(b, n, file);
 		anchor = ev->type == YAML_SEQUENCE_START_EVENT ?
 				 (const char *)ev->data.sequence_start.anchor :
 				 (const char *)ev->data.mapping_start.anchor;
@@ -438,15 +485,40 @@ static int on_event(struct builder *b, struct ystream *out,
 	if (++b->nodes > YTREE_MAX_NODES) {
 		ynode_free(n);
 		return rb_error("%s:%d:%d: too many nodes (more than %d)",
-				b->file, line, col, YTREE_MAX_NODES);
+				file, line, col, YTREE_MAX_NODES);
 	}
 	return attach(b, n);
+}
+
+const char *ytree_intern(const char *s)
+{
+	/* a few file names a run; reachable until exit */
+	static char **names;
+	static size_t nr, alloc;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(names[i], s))
+			return names[i];
+	RB_ALLOC_GROW(names, nr + 1, alloc);
+	names[nr] = xstrdup(s);
+	return names[nr++];
 }
 
 int ytree_parse(struct ystream *out, const char *file, const char *buf,
 		size_t len)
 {
-	struct builder b = { .file = file, .buf = buf, .len = len };
+	return ytree_parse_lines(out, file, buf, len, NULL, 0);
+}
+
+int ytree_parse_lines(struct ystream *out, const char *file, const char *buf,
+		      size_t len, const struct ysource *lines, size_t nr_lines)
+{
+	struct builder b = { .file = file,
+			     .buf = buf,
+			     .len = len,
+			     .lines = lines,
+			     .nr_lines = nr_lines };
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	int ret = 0;

@@ -35,6 +35,12 @@ struct ynode {
 	/* written quoted ('x' or "x"): a string, never a null */
 	bool quoted;
 	/*
+	 * The file the node was written in when it is not the one parsed
+	 * (an included file, see ytree_parse_lines); NULL otherwise. Interned
+	 * (ytree_intern), never freed.
+	 */
+	const char *file;
+	/*
 	 * YNODE_SEQ: vals[0..nr); YNODE_MAP: keys[i] -> vals[i], keys in
 	 * the order of the file (keys[i] are scalars).
 	 */
@@ -66,6 +72,29 @@ int ytree_parse(struct ystream *out, const char *file, const char *buf,
 		size_t len);
 void ystream_release(struct ystream *st);
 
+/*
+ * Where a line of a text assembled from several files (lkp's `<<:`
+ * includes) was written: its file, its line there, and how many columns
+ * were added in front of it.
+ */
+struct ysource {
+	const char *file;
+	int line;
+	int shift;
+};
+
+/*
+ * ytree_parse of a text whose line i (0-based) comes from lines[i]:
+ * nodes and errors carry the positions where each line was written. As
+ * in lkp (Ruby's YAML), a key written twice in one mapping keeps its
+ * first place and takes the later value.
+ */
+int ytree_parse_lines(struct ystream *out, const char *file, const char *buf,
+		      size_t len, const struct ysource *lines, size_t nr_lines);
+
+/* A copy of s that lives as long as the process (file names of nodes). */
+const char *ytree_intern(const char *s);
+
 struct ynode *ynode_new(enum ynode_kind kind, int line, int col);
 struct ynode *ynode_new_scalar(const char *s, int line, int col);
 void ynode_free(struct ynode *n);
@@ -95,7 +124,10 @@ void ynode_map_remove(struct ynode *map, size_t i);
  */
 int ynode_emit(const struct ynode *root, struct sbuf *out);
 
-/* "FILE:LINE:COL: " + message as the error; returns -1. */
+/*
+ * "FILE:LINE:COL: " + message as the error (FILE: the node's own file
+ * when it has one); returns -1.
+ */
 int ynode_error(const char *file, const struct ynode *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -86,7 +86,7 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 		struct job *j = job_copy(jobs->v[i]);
 		struct svec a = SVEC_INIT;
 		int bad = job_resolve(j, r->nproc > 0 ? r->nproc : 1) < 0 ||
-			  runner_payload_argv(j, h, out.buf, &a) < 0;
+			  runner_payload_argv(j, h, out.buf, &a, NULL) < 0;
 
 		svec_clear(&a);
 		job_free(j);

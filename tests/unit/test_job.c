@@ -175,7 +175,7 @@ Test(job, axes_expand_other_lists_stay)
 	load(&l, "kconfig: [x86_64-rhel, x86_64-min]\n"
 		 "compiler: [gcc-12, clang-14]\n"
 		 "commit: [v6.8, v6.9]\n"
-		 "fs: [ext4, xfs]\n"
+		 "tags: [ext4, xfs]\n"
 		 "need_kconfig:\n  - KASAN: n\n"
 		 "stress-ng: {test: mmap, class: [vm, memory]}\n");
 	cr_assert_eq(l.nr, 16);
@@ -189,7 +189,7 @@ Test(job, axes_expand_other_lists_stay)
 	cr_expect_str_eq(l.v[15]->compiler, "clang-14");
 	/* axes are not path params */
 	cr_expect_str_eq(path_of(&l, 15), "memory-mmap");
-	fs = ynode_map_get(l.v[0]->extra, "fs");
+	fs = ynode_map_get(l.v[0]->extra, "tags");
 	cr_assert_not_null(fs);
 	cr_expect_eq(fs->kind, YNODE_SEQ);
 	cr_expect_eq(fs->nr, 2);
@@ -425,21 +425,32 @@ Test(job, errors_with_line_and_column)
 		  "'._,+:=%/@-', not ' '" },
 		{ "commit: --all\nstress-ng: {test: mmap}\n",
 		  "t.yaml:1:9: commit '--all' must not start with '-'" },
-		{ "stress-ng: {test: mmap}\n---\nmail_to+: a@b\n",
-		  "t.yaml:3:1: 'mail_to+': lkp's 'key+:' keys are not "
-		  "supported; write the whole value" },
-		{ "stress-ng: {test: mmap}\n---\nneed_kconfig-: KASAN\n",
-		  "t.yaml:3:1: 'need_kconfig-': lkp's 'key-:' keys are not "
-		  "supported; write the whole value" },
-		{ "stress-ng: {test: mmap}\n---\nstress-ng.test: bigheap\n",
-		  "t.yaml:3:1: 'stress-ng.test': dotted keys are not "
-		  "supported; write the nested mapping" },
+		{ "stress-ng:\n  test: mmap\n  test+: bigheap\n",
+		  "t.yaml:3:3: 'test+': lkp applies 'key+:' at the top level "
+		  "only; write it there as '<section>.test+:'" },
 		{ "stress-ng:\n  test: mmap\n  vm.bytes: 1\n",
-		  "t.yaml:3:3: 'vm.bytes': dotted keys are not supported; "
-		  "write the nested mapping" },
-		{ "<<: {file: other.yaml}\nstress-ng: {test: mmap}\n",
-		  "t.yaml:1:1: '<<' merge keys (lkp includes) are not "
-		  "supported" },
+		  "t.yaml:3:3: 'vm.bytes': dotted keys work at the top level "
+		  "only" },
+		{ "testtime: 5\nstress-ng: {test: mmap}\ntesttime.x: 1\n",
+		  "t.yaml:3:1: 'testtime.x': 'testtime' is a scalar, not a "
+		  "mapping" },
+		{ "base: &b {test: mmap}\nstress-ng:\n  <<: *b\n",
+		  "t.yaml:3:3: '<<' YAML merge keys are not supported (lkp's "
+		  "'<<: FILE' includes are)" },
+		{ "<<: {file: t-missing.yaml}\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:5: included file 't-missing.yaml' not found "
+		  "(looked in .; LKP_SRC is not set)" },
+		{ "<<: {disk: 1SSD}\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:5: '<<:' needs a file: {file: FILE, ...}" },
+		{ "disk: 1TB\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:7: disk '1TB' is not lkp's N and HDD, SSD, BRD, SRD "
+		  "or pmem (1HDD)" },
+		{ "fs: 'ext4;id'\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:5: filesystem 'ext4;id' is not a name such as ext4 "
+		  "or xfs" },
+		{ "stress-ng: {test: mmap, testtime: soon}\n",
+		  "t.yaml:1:35: testtime 'soon' is not a time (60s, 5m, 1h, "
+		  "1d or seconds)" },
 		{ "testtime: 60s\n",
 		  "t.yaml:1:1: no payload section (such as 'stress-ng:')" },
 		{ "testtime: 60s\nstress_ng: {test: mmap}\n",
@@ -591,8 +602,8 @@ Test(job, unknown_keys_kept_and_written)
 
 	load(&l, "need_memory: 2G\n"
 		 "stress-ng: {test: mmap}\n"
-		 "disk: '1SSD'\n"
-		 "fs: [ext4, xfs]\n"
+		 "disks: '1SSD'\n"
+		 "fss: [ext4, xfs]\n"
 		 "empty: ''\n");
 	cr_assert_eq(l.v[0]->extra->nr, 4);
 	cr_assert_eq(job_write_yaml(l.v[0], &out), 0);
@@ -602,8 +613,8 @@ Test(job, unknown_keys_kept_and_written)
 				  "need_memory: 2G\n"
 				  "stress-ng:\n"
 				  "  test: mmap\n"
-				  "disk: '1SSD'\n"
-				  "fs:\n"
+				  "disks: '1SSD'\n"
+				  "fss:\n"
 				  "- ext4\n"
 				  "- xfs\n"
 				  "empty: ''\n"
@@ -673,7 +684,7 @@ Test(job, select_by_filters)
 	const char *unknown[] = { "colour=red" };
 	const char *none[] = { "test=vm" };
 
-	load(&l, "nr_threads: [100%, 50%]\nfs: ext4\n"
+	load(&l, "nr_threads: [100%, 50%]\nnote: x\n"
 		 "stress-ng: {test: [mmap, bigheap]}\n");
 	cr_assert_eq(job_list_resolve(&l, 2, NULL), 0);
 	cr_expect_eq(job_select(&l, f1, 1), -1);
@@ -690,7 +701,7 @@ Test(job, select_by_filters)
 	cr_expect_str_eq(rb_errmsg(), "no atomic job has a parameter 'colour'");
 	cr_expect_eq(job_select(&l, none, 1), -1);
 	cr_expect_str_eq(rb_errmsg(), "no atomic job matches 'test=vm'");
-	cr_expect(job_matches(l.v[0], "fs", "ext4"));
+	cr_expect(job_matches(l.v[0], "note", "x"));
 	cr_expect(job_matches(l.v[0], "testtime", "60"));
 	cr_expect_not(job_matches(l.v[0], "testtime", "60s"));
 	job_list_release(&l);

@@ -40,7 +40,7 @@ static char *argv_of(const char *text, const struct lab_host *h, int *rc)
 		     rb_errmsg());
 	cr_assert_eq(l.nr, 1);
 	cr_assert_eq(job_resolve(l.v[0], 4), 0);
-	*rc = runner_payload_argv(l.v[0], h, help, &argv);
+	*rc = runner_payload_argv(l.v[0], h, help, &argv, NULL);
 	for (i = 0; i < argv.nr; i++)
 		sbuf_addf(&sb, "%s%s", i ? " " : "", argv.v[i]);
 	svec_clear(&argv);
@@ -53,26 +53,59 @@ Test(runner, lkp_command_line)
 	static const struct {
 		const char *job, *argv;
 	} cases[] = {
+		/* facts from lkp's programs/stress-ng/run on 0.15.06's help */
 		{ "testcase: stress-ng\nnr_threads: 100%\ntesttime: 60s\n"
 		  "stress-ng:\n  test: mmapaddr\n",
 		  "stress-ng --timeout 60 --times --verify --metrics "
-		  "--no-rand-seed --pathological --mmapaddr 4" },
-		/* an "all" method is asked for, as lkp does */
+		  "--no-rand-seed --mmapaddr 4" },
+		/* lkp asks for "all" only where --help lists it in brackets
+		 * or before a comma: not for 0.15.06's vm ("default is all") */
 		{ "testcase: stress-ng\nnr_threads: 50%\ntesttime: 5\n"
 		  "stress-ng:\n  test: vm\n",
 		  "stress-ng --timeout 5 --times --verify --metrics "
-		  "--no-rand-seed --vm-method all --pathological --vm 2" },
+		  "--no-rand-seed --vm 2" },
+		{ "nr_threads: 1\nstress-ng:\n  test: exec\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --exec-method all --exec 1" },
 		/* a declared method, and a pass-through stressor option */
 		{ "testcase: stress-ng\nnr_threads: 1\ntesttime: 3s\n"
 		  "stress-ng:\n  test: vm\n  method: flip\n"
 		  "  mmap-bytes: 1M\n",
 		  "stress-ng --timeout 3 --times --verify --metrics "
-		  "--no-rand-seed --vm-method flip --pathological --vm 1 "
-		  "--mmap-bytes 1M" },
+		  "--no-rand-seed --vm-method flip --mmap-bytes 1M --vm 1" },
+		/* lkp's class rules: --minimize and --exclude for memory */
 		{ "testcase: stress-ng\nnr_threads: 2\ntesttime: 30s\n"
 		  "stress-ng:\n  class: memory\n",
 		  "stress-ng --timeout 30 --times --verify --metrics "
-		  "--no-rand-seed --class memory --sequential 2" },
+		  "--no-rand-seed --sequential 2 --class memory --minimize "
+		  "--exclude spawn,exec,stack" },
+		{ "nr_threads: 2\nstress-ng:\n  class: cpu\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --sequential 2 --class cpu --exclude "
+		  "spawn,exec" },
+		/* only lkp's pathological stressors get --pathological */
+		{ "nr_threads: 1\nstress-ng:\n  test: mlockmany\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --pathological --mlockmany 1" },
+		/* --oom-avoid, then the method probe */
+		{ "nr_threads: 100%\nstress-ng:\n  test: bigheap\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --oom-avoid --bigheap 4" },
+		/* swap's temp path, a type and a testtime of the section */
+		{ "testtime: 60s\nstress-ng:\n  test: swap\n  testtime: 9s\n",
+		  "stress-ng --timeout 9 --times --verify --metrics "
+		  "--no-rand-seed --temp-path /mnt/stress-ng --swap 1" },
+		{ "nr_threads: 1\nstress-ng:\n  test: sock\n  type: dgram\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --sock-type dgram --sock 1" },
+		{ "nr_threads: 1\nstress-ng:\n  test: hdd\n  hdd_opts: sync\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --hdd-opts sync --hdd 1" },
+		/* sockpair: --oom-avoid; the section's nr_threads wins */
+		{ "nr_threads: 100%\nstress-ng:\n  test: sockpair\n"
+		  "  nr_threads: 50%\n",
+		  "stress-ng --timeout 60 --times --verify --metrics "
+		  "--no-rand-seed --oom-avoid --sockpair 2" },
 	};
 	struct lab_host h = { .name = (char *)"box1" };
 	size_t i;
@@ -84,6 +117,65 @@ Test(runner, lkp_command_line)
 		cr_expect_eq(rc, 0, "case %zu: %s", i, rb_errmsg());
 		cr_expect_str_eq(got, cases[i].argv, "case %zu", i);
 		free(got);
+	}
+}
+
+static char *join(const struct svec *v)
+{
+	struct sbuf sb = SBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		sbuf_addf(&sb, "%s%s", i ? " " : "", v->v[i]);
+	return sbuf_detach(&sb);
+}
+
+/* lkp's options this stress-ng does not know: refused, or listed. */
+Test(runner, options_the_host_lacks)
+{
+	static const struct {
+		const char *job, *argv, *missing;
+	} cases[] = {
+		{ "nr_threads: 1\nstress-ng:\n  test: madvise\n  advise: cold\n",
+		  "--madvise-advise cold --madvise 1", "madvise-advise" },
+		/* no --pipe-sched: lkp falls back to --workload-sched */
+		{ "nr_threads: 1\nstress-ng:\n  test: pipe\n  sched: fifo\n",
+		  "--workload-sched fifo --pipe 1", "workload-sched" },
+		{ "nr_threads: 1\nstress-ng:\n  test: fallocate\n"
+		  "  mode: keep-size\n",
+		  "--fallocate-mode keep-size --fallocate 1", "fallocate-mode" },
+	};
+	struct lab_host h = { .name = (char *)"box1" };
+	size_t i;
+	int rc;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		struct job_list l = JOB_LIST_INIT;
+		struct svec argv = SVEC_INIT, missing = SVEC_INIT;
+		char *got;
+
+		cr_assert_eq(job_load_string(&l, "t.yaml", cases[i].job,
+					     strlen(cases[i].job)),
+			     0);
+		cr_assert_eq(job_list_resolve(&l, 4, NULL), 0);
+		/* a run refuses it, naming the option */
+		got = argv_of(cases[i].job, &h, &rc);
+		cr_expect_eq(rc, -1, "case %zu", i);
+		cr_expect(strstr(rb_errmsg(), cases[i].missing) != NULL, "%s",
+			  rb_errmsg());
+		free(got);
+		/* job expand --lkp-argv shows what lkp would run */
+		cr_assert_eq(runner_payload_argv(l.v[0], &h, help, &argv,
+						 &missing),
+			     0);
+		got = join(&argv);
+		cr_expect(strstr(got, cases[i].argv) != NULL, "%s", got);
+		cr_assert_eq(missing.nr, 1);
+		cr_expect_str_eq(missing.v[0], cases[i].missing);
+		free(got);
+		svec_clear(&argv);
+		svec_clear(&missing);
+		job_list_release(&l);
 	}
 }
 
