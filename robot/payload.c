@@ -85,7 +85,8 @@ void payload_setup_describe(const struct payload_setup *s,
 	if (s->user)
 		words(out,
 		      (const char *const[]){ "su", "-", s->user, "-s", "/bin/sh",
-					     "-c", "exec \"$0\" \"$@\"", NULL },
+					     "-c", "exec \"$0\" \"$@\"", "--",
+					     NULL },
 		      ' ');
 	words(out, (const char *const *)argv->v, '\n');
 }
