@@ -239,11 +239,17 @@ struct builder {
 static const char *map_pos(const struct builder *b, int *line, int *col)
 {
 	const struct ysource *src;
+	int past = 0;
 
+	if (b->lines && b->nr_lines && (size_t)*line == b->nr_lines + 1) {
+		/* the end of the text: just after its last line */
+		*line = (int)b->nr_lines;
+		past = 1;
+	}
 	if (!b->lines || *line < 1 || (size_t)*line > b->nr_lines)
 		return b->file;
 	src = &b->lines[*line - 1];
-	*line = src->line;
+	*line = src->line + past;
 	*col = *col > src->shift ? *col - src->shift : 1;
 	return src->file ? src->file : b->file;
 }

@@ -8,6 +8,7 @@
 #include "robot.h"
 #include "job.h"
 #include "lab.h"
+#include "payload.h"
 #include "runner.h"
 #include "sbuf.h"
 #include "svec.h"
@@ -220,4 +221,128 @@ Test(runner, headline_stat)
 	cr_assert_str_eq(s, "stress-ng.bigheap.ops_per_sec");
 	free(s);
 	job_list_release(&l);
+}
+
+/*
+ * The box's setup, as lkp's run script gives it (setup_sysctl,
+ * setup_test, mount_dev), described as its reproduce.sh lines; what a
+ * host cannot give is one line naming it.
+ */
+static char *setup_of(const char *text, const struct lab_host *h, int *rc)
+{
+	struct job_list l = JOB_LIST_INIT;
+	struct payload_setup s = PAYLOAD_SETUP_INIT;
+	struct svec argv = SVEC_INIT;
+	struct sbuf sb = SBUF_INIT;
+
+	cr_assert_eq(job_load_string(&l, "t.yaml", text, strlen(text)), 0, "%s",
+		     rb_errmsg());
+	cr_assert_eq(job_resolve(l.v[0], 4), 0);
+	*rc = runner_payload_setup(l.v[0], h, &s);
+	if (*rc == 0) {
+		svec_push(&argv, "stress-ng");
+		payload_setup_describe(&s, &argv, &sb);
+	}
+	payload_setup_release(&s);
+	svec_clear(&argv);
+	job_list_release(&l);
+	return sbuf_detach(&sb);
+}
+
+Test(runner, box_setup)
+{
+	static const struct {
+		const char *job, *want;
+	} cases[] = {
+		{ "stress-ng: {test: mmap}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\nstress-ng\n" },
+		{ "nr_threads: 100%\nstress-ng: {test: ping-sock}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "sysctl -w 'net.ipv4.ping_group_range=0 4'\nstress-ng\n" },
+		{ "stress-ng: {test: mq}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "sysctl -w fs.mqueue.queues_max=2048\n"
+		  "sysctl -w fs.mqueue.msg_max=2048\nstress-ng\n" },
+		{ "stress-ng: {test: dnotify}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "sysctl -w fs.inotify.max_user_instances=8192\n"
+		  "sysctl -w fs.inotify.max_user_watches=524288\nstress-ng\n" },
+		{ "stress-ng: {test: udp-flood}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "sysctl -w net.core.somaxconn=4096\nstress-ng\n" },
+		{ "stress-ng: {test: swap}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "mkdir -p /mnt/stress-ng\nstress-ng\n" },
+		{ "stress-ng: {test: spawn}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "su - tester -s /bin/sh -c 'exec \"$0\" \"$@\"' -- "
+		  "stress-ng\n" },
+		{ "disk: 1HDD\nfs: ext4\nmount_option: noatime\n"
+		  "stress-ng: {test: aio}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "mkfs -t ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "
+		  "-F /dev/vdb\n"
+		  "mkdir -p /mnt/stress-ng\n"
+		  "mount -t ext4 -o noatime /dev/vdb /mnt/stress-ng\n"
+		  "cd /mnt/stress-ng\n"
+		  "sysctl -w fs.aio-max-nr=1048576\nstress-ng\n" },
+		{ "disk: 1HDD\nfs: xfs\nstress-ng: {class: filesystem}\n",
+		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
+		  "mkfs -t xfs -f -mreflink=0 /dev/vdb\n"
+		  "mkdir -p /mnt/stress-ng\n"
+		  "mount -t xfs -o inode64 /dev/vdb /mnt/stress-ng\n"
+		  "cd /mnt/stress-ng\nstress-ng\n" },
+	};
+	static const struct {
+		const char *job, *err;
+	} refused[] = {
+		{ "disk: 1SSD\nfs: ext4\nstress-ng: {test: dir}\n",
+		  "host 'box1' has 0 SSD partitions, job 't.yaml' needs 1 (disk: "
+		  "1SSD); list spare devices under the host's ssd_partitions" },
+		{ "disk: 2HDD\nfs: ext4\nstress-ng: {test: dir}\n",
+		  "host 'box1' has 1 HDD partition, job 't.yaml' needs 2 (disk: "
+		  "2HDD); list spare devices under the host's hdd_partitions" },
+		{ "disk: 1BRD\nfs: ext4\nstress-ng: {test: dir}\n",
+		  "job 't.yaml' asks for disk: 1BRD; the robot gives jobs HDD and "
+		  "SSD partitions only" },
+		{ "fs: ext4\nstress-ng: {test: dir}\n",
+		  "job 't.yaml' has fs: ext4 but no disk: to make it on (lkp: "
+		  "nr_partitions is less than 1)" },
+		{ "disk: 1HDD\nstress-ng: {test: dir}\n",
+		  "job 't.yaml' has disk: 1HDD but no fs: (lkp mounts the disk "
+		  "for the test)" },
+		{ "disk: 1HDD\nfs: nfsv4\nstress-ng: {test: dir}\n",
+		  "job 't.yaml' has fs: nfsv4; the robot makes xfs, ext2, ext3, "
+		  "ext4, btrfs and f2fs" },
+		{ "stress-ng: {class: io}\n",
+		  "lkp runs the class 'io' on a mounted disk: job 't.yaml' needs "
+		  "disk: and fs:" },
+		{ "fs2: nfsv4\nstress-ng: {test: dir}\n",
+		  "job 't.yaml' has fs2: nfsv4 (lkp's NFS/CIFS export), which "
+		  "the robot does not set up" },
+	};
+	struct lab_host h = { .name = (char *)"box1",
+			      .unprivileged_user = (char *)"tester" };
+	size_t i;
+	int rc;
+
+	svec_init(&h.hdd_partitions);
+	svec_init(&h.ssd_partitions);
+	svec_push(&h.hdd_partitions, "/dev/vdb");
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		char *got = setup_of(cases[i].job, &h, &rc);
+
+		cr_expect_eq(rc, 0, "case %zu: %s", i, rb_errmsg());
+		cr_expect_str_eq(got, cases[i].want, "case %zu", i);
+		free(got);
+	}
+	for (i = 0; i < RB_ARRAY_SIZE(refused); i++) {
+		char *got = setup_of(refused[i].job, &h, &rc);
+
+		cr_expect_eq(rc, -1, "refused %zu", i);
+		cr_expect_str_eq(rb_errmsg(), refused[i].err, "refused %zu", i);
+		free(got);
+	}
+	svec_clear(&h.hdd_partitions);
+	svec_clear(&h.ssd_partitions);
 }
