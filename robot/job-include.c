@@ -205,18 +205,6 @@ static int parse_include(const struct line *l, size_t col, const char *content,
 
 /* --- finding the file ------------------------------------------------ */
 
-/* The folder of a path ("." for a bare name). */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 static bool is_file(const char *path)
 {
 	struct stat st;
@@ -344,8 +332,8 @@ static bool is_key_line(const char *s, const char *key)
 	if (strncmp(s, key, n))
 		return false;
 	p = s + n + strspn(s + n, " \t");
-	return *p == ':' && (!p[1] || p[1] == ' ' || p[1] == '\t' ||
-			     p[1] == '\r');
+	return *p == ':' &&
+	       (!p[1] || p[1] == ' ' || p[1] == '\t' || p[1] == '\r');
 }
 
 /* Lines after a top-level key that belong to its value. */
@@ -442,8 +430,7 @@ static size_t drop_key(struct lines *l, size_t from, size_t to, const char *key,
 	}
 	if (replacement && !found) {
 		RB_ALLOC_GROW(l->v, l->nr + 1, l->alloc);
-		memmove(l->v + to + 1, l->v + to,
-			(l->nr - to) * sizeof(*l->v));
+		memmove(l->v + to + 1, l->v + to, (l->nr - to) * sizeof(*l->v));
 		l->v[to].text = xstrdup(replacement);
 		l->v[to].src = *src;
 		l->nr++;
@@ -473,8 +460,8 @@ static void revise_text(struct lines *l, const struct include *inc,
 			for (k = 0; inc->overrides && k < inc->overrides->nr;
 			     k++) {
 				sbuf_reset(&rep);
-				sbuf_addf(&rep, "%s: ",
-					  inc->overrides->keys[k]->str);
+				sbuf_addf(&rep,
+					  "%s: ", inc->overrides->keys[k]->str);
 				add_flow(&rep, inc->overrides->vals[k]);
 				to = drop_key(l, from, to,
 					      inc->overrides->keys[k]->str,
@@ -497,8 +484,8 @@ struct assembly {
 	int includes;
 };
 
-static int expand_lines(struct assembly *a, struct lines *in,
-			const char *dir, size_t indent);
+static int expand_lines(struct assembly *a, struct lines *in, const char *dir,
+			size_t indent);
 
 static void pop(struct svec *sv)
 {
@@ -553,14 +540,15 @@ static int include_one(struct assembly *a, const struct line *l, size_t col,
 	}
 	a->bytes += len;
 	if (a->bytes > JOB_FILE_MAX) {
-		at_error(l, col, "the job and its includes are larger than %u "
-				 "bytes",
+		at_error(l, col,
+			 "the job and its includes are larger than %u "
+			 "bytes",
 			 JOB_FILE_MAX);
 		goto out;
 	}
 	split_lines(&sub, path, text, len);
 	revise_text(&sub, &inc, &here);
-	subdir = dir_of(path);
+	subdir = rb_dirname(path);
 	/* the include line itself stays, as its indentation only */
 	lines_push(&a->out, xstrfmt("%*s", (int)indent, ""), &l->src);
 	svec_push(&a->stack, real);
@@ -617,7 +605,7 @@ int job_include_expand(const char *file, const char *text, size_t len,
 {
 	struct assembly a = { .stack = SVEC_INIT, .names = SVEC_INIT };
 	struct lines top = { 0 };
-	char *dir = dir_of(file);
+	char *dir = rb_dirname(file);
 	char *real = realpath(file, NULL);
 	size_t i, ind;
 	const char *content;

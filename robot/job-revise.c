@@ -54,6 +54,29 @@ static void map_set(struct ynode *map, const char *key, struct ynode *val,
 	map->keys[map->nr - 1]->file = at->file;
 }
 
+static struct ynode *null_at(const struct ynode *at)
+{
+	struct ynode *n = ynode_new_scalar("", at->line, at->col);
+
+	n->is_null = true;
+	n->file = at->file;
+	return n;
+}
+
+/* Onto the list s: b's items when b is a list (b is freed), else b. */
+static void push_all(struct ynode *s, struct ynode *b)
+{
+	size_t i;
+
+	if (b->kind != YNODE_SEQ) {
+		ynode_seq_push(s, b);
+		return;
+	}
+	for (i = 0; i < b->nr; i++)
+		ynode_seq_push(s, ynode_copy(b->vals[i]));
+	ynode_free(b);
+}
+
 /* lkp's merge_accumulative(a, b); takes both, returns the result. */
 static struct ynode *accumulate(struct ynode *a, struct ynode *b)
 {
@@ -69,13 +92,7 @@ static struct ynode *accumulate(struct ynode *a, struct ynode *b)
 		return b;
 	}
 	if (a->kind == YNODE_SEQ) {
-		if (b->kind == YNODE_SEQ) {
-			for (i = 0; i < b->nr; i++)
-				ynode_seq_push(a, ynode_copy(b->vals[i]));
-			ynode_free(b);
-		} else {
-			ynode_seq_push(a, b);
-		}
+		push_all(a, b);
 		return a;
 	}
 	if (a->kind == YNODE_MAP) {
@@ -84,34 +101,21 @@ static struct ynode *accumulate(struct ynode *a, struct ynode *b)
 				map_set(a, b->keys[i]->str,
 					ynode_copy(b->vals[i]), b->keys[i]);
 		} else if (b->kind == YNODE_SCALAR) {
-			map_set(a, b->str,
-				ynode_new_scalar("", b->line, b->col), b);
-			a->vals[ynode_map_find(a, b->str)]->is_null = true;
+			map_set(a, b->str, null_at(b), b);
 		}
 		ynode_free(b);
 		return a;
 	}
 	if (b->kind == YNODE_MAP) {
-		if (ynode_map_find(b, a->str) < 0) {
-			struct ynode *nul =
-				ynode_new_scalar("", a->line, a->col);
-
-			nul->is_null = true;
-			map_set(b, a->str, nul, a);
-		}
+		if (ynode_map_find(b, a->str) < 0)
+			map_set(b, a->str, null_at(a), a);
 		ynode_free(a);
 		return b;
 	}
 	s = ynode_new(YNODE_SEQ, a->line, a->col);
 	s->file = a->file;
 	ynode_seq_push(s, a);
-	if (b->kind == YNODE_SEQ) {
-		for (i = 0; i < b->nr; i++)
-			ynode_seq_push(s, ynode_copy(b->vals[i]));
-		ynode_free(b);
-	} else {
-		ynode_seq_push(s, b);
-	}
+	push_all(s, b);
 	return s;
 }
 
@@ -199,11 +203,10 @@ static void remove_items(struct ynode *target, const struct ynode *what)
 	size_t i, j;
 
 	for (i = 0; i < (what->kind == YNODE_SCALAR ? 1u : what->nr); i++) {
-		const struct ynode *w = what->kind == YNODE_SCALAR ?
-						what :
-					what->kind == YNODE_MAP ?
-						what->keys[i] :
-						what->vals[i];
+		const struct ynode *w =
+			what->kind == YNODE_SCALAR ? what :
+			what->kind == YNODE_MAP	   ? what->keys[i] :
+						     what->vals[i];
 
 		if (w->kind != YNODE_SCALAR)
 			continue;
@@ -225,15 +228,6 @@ static void remove_items(struct ynode *target, const struct ynode *what)
 			target->nr--;
 		}
 	}
-}
-
-static struct ynode *null_at(const struct ynode *at)
-{
-	struct ynode *n = ynode_new_scalar("", at->line, at->col);
-
-	n->is_null = true;
-	n->file = at->file;
-	return n;
 }
 
 /* key-: v */

@@ -166,8 +166,8 @@ static int check_testtime(const struct schema_ctx *ctx, const struct ynode *n,
 static int check_disk(const struct schema_ctx *ctx, const struct ynode *n,
 		      const char *val)
 {
-	static const char *const kinds[] = { "HDD", "SSD", "BRD", "SRD",
-					     "pmem", NULL };
+	static const char *const kinds[] = { "HDD", "SSD",  "BRD",
+					     "SRD", "pmem", NULL };
 	size_t d = strspn(val, "0123456789"), i;
 
 	for (i = 0; d && kinds[i]; i++)

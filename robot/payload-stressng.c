@@ -550,23 +550,21 @@ static bool in_list(const char *s, const char *const *list)
 
 /* lkp's programs/stress-ng/run, setup_test(): per-test options. */
 static const char *const oom_avoid_tests[] = {
-	"sockpair", "bigheap",	"brk",	     "loadavg",	  "memthrash",
-	"mmaphuge", "mmapcow",	"mmapmany",  "pageswap",  "secretmem",
-	NULL,
+	"sockpair",  "bigheap",	  "brk",     "loadavg",
+	"memthrash", "mmaphuge",  "mmapcow", "mmapmany",
+	"pageswap",  "secretmem", NULL,
 };
 static const char *const pathological_tests[] = {
-	"bad-ioctl", "sysinval",   "cpu-online", "mlockmany",
-	"oom-pipe",  "bind-mount", "watchdog",	 "smi",
-	NULL,
+	"bad-ioctl",  "sysinval", "cpu-online", "mlockmany", "oom-pipe",
+	"bind-mount", "watchdog", "smi",	NULL,
 };
 /* run as an unprivileged user ("these stressors need to be running
  * without root privilege") */
-static const char *const user_tests[] = { "exec", "spawn", "bad-ioctl",
-					  NULL };
+static const char *const user_tests[] = { "exec", "spawn", "bad-ioctl", NULL };
 /* the classes lkp runs on the job's mounted disk (mount_dev), and vm,
  * which it runs in the fs setup's first mount point */
 static const char *const disk_classes[] = { "os", "filesystem", "interrupt",
-					    "io", "vm", NULL };
+					    "io", "vm",		NULL };
 
 /* The folder lkp's stress-ng mounts the job's disk on. */
 #define STRESSNG_MNT "/mnt/stress-ng"
@@ -731,8 +729,8 @@ static const char *host_disk(const struct job *job, const struct lab_host *host)
 			 "(disk: %s); list spare devices under the host's "
 			 "%s_partitions",
 			 host->name, devs->nr, kind, devs->nr == 1 ? "" : "s",
-			 job->file, n, job->disk, devs == &host->hdd_partitions ?
-			 "hdd" : "ssd");
+			 job->file, n, job->disk,
+			 devs == &host->hdd_partitions ? "hdd" : "ssd");
 		return NULL;
 	}
 	return devs->v[0];
@@ -767,9 +765,10 @@ static int stressng_setup(const struct job *job, const struct lab_host *host,
 				"which the robot does not set up",
 				job->file, job->fs2);
 	if (class && in_list(class, disk_classes) && !job->fs)
-		return rb_error("lkp runs the class '%s' on a mounted disk: job "
-				"'%s' needs disk: and fs:",
-				class, job->file);
+		return rb_error(
+			"lkp runs the class '%s' on a mounted disk: job "
+			"'%s' needs disk: and fs:",
+			class, job->file);
 	if (job->fs) {
 		if (!job->disk)
 			return rb_error("job '%s' has fs: %s but no disk: to "
@@ -818,10 +817,9 @@ static int stressng_setup(const struct job *job, const struct lab_host *host,
 	} else if (!strcmp(t, "inotify") || !strcmp(t, "dnotify")) {
 		svec_push(&out->sysctls, "fs.inotify.max_user_instances=8192");
 		svec_push(&out->sysctls, "fs.inotify.max_user_watches=524288");
-	} else if (in_list(t, (const char *const[]){ "epoll", "sock",
-						     "sockmany", "udp",
-						     "udp-flood", "sockpair",
-						     NULL })) {
+	} else if (in_list(t, (const char *const[]){
+				      "epoll", "sock", "sockmany", "udp",
+				      "udp-flood", "sockpair", NULL })) {
 		svec_push(&out->sysctls, "net.core.somaxconn=4096");
 	}
 	if (in_list(t, user_tests))

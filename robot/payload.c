@@ -75,7 +75,8 @@ void payload_setup_describe(const struct payload_setup *s,
 		      ' ');
 		if (s->mount_opts)
 			words(out,
-			      (const char *const[]){ "-o", s->mount_opts, NULL },
+			      (const char *const[]){ "-o", s->mount_opts,
+						     NULL },
 			      ' ');
 		words(out, (const char *const[]){ s->dev, s->dir, NULL }, '\n');
 		words(out, (const char *const[]){ "cd", s->dir, NULL }, '\n');
@@ -84,9 +85,9 @@ void payload_setup_describe(const struct payload_setup *s,
 		sysctl_line(out, s->sysctls.v[i]);
 	if (s->user)
 		words(out,
-		      (const char *const[]){ "su", "-", s->user, "-s", "/bin/sh",
-					     "-c", "exec \"$0\" \"$@\"", "--",
-					     NULL },
+		      (const char *const[]){ "su", "-", s->user, "-s",
+					     "/bin/sh", "-c",
+					     "exec \"$0\" \"$@\"", "--", NULL },
 		      ' ');
 	words(out, (const char *const *)argv->v, '\n');
 }

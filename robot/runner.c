@@ -870,12 +870,11 @@ static int run_argv(struct runner *r, const struct payload_ops *p,
 	svec_push(argv, monitor_loop_script());
 	svec_push(argv, p->name);
 	svec_push(argv, lines.buf);
-	svec_pushv(argv,
-		   (const char *const[]){
-			   dflt(setup.user, ""), dflt(setup.dir, ""),
-			   dflt(setup.dev, ""), dflt(setup.fs, ""),
-			   dflt(setup.mkfs_opts, ""), dflt(setup.mount_opts, ""),
-			   "--", NULL });
+	svec_pushv(argv, (const char *const[]){
+				 dflt(setup.user, ""), dflt(setup.dir, ""),
+				 dflt(setup.dev, ""), dflt(setup.fs, ""),
+				 dflt(setup.mkfs_opts, ""),
+				 dflt(setup.mount_opts, ""), "--", NULL });
 	svec_append(argv, &pay);
 	/* the reproduce instructions: the box's setup, then the command */
 	payload_setup_describe(&setup, &pay, &cl);

@@ -254,8 +254,7 @@ static const char *map_pos(const struct builder *b, int *line, int *col)
 	return src->file ? src->file : b->file;
 }
 
-static void set_file(const struct builder *b, struct ynode *n,
-		     const char *file)
+static void set_file(const struct builder *b, struct ynode *n, const char *file)
 {
 	n->file = file != b->file ? file : NULL;
 }
@@ -490,8 +489,8 @@ static int on_event(struct builder *b, struct ystream *out,
 	}
 	if (++b->nodes > YTREE_MAX_NODES) {
 		ynode_free(n);
-		return rb_error("%s:%d:%d: too many nodes (more than %d)",
-				file, line, col, YTREE_MAX_NODES);
+		return rb_error("%s:%d:%d: too many nodes (more than %d)", file,
+				line, col, YTREE_MAX_NODES);
 	}
 	return attach(b, n);
 }

@@ -57,7 +57,8 @@ static int pick_host(const struct expand_opts *o, struct lab *lab,
 	if (o->host) {
 		h = lab_find_host(lab, o->host);
 		if (!h)
-			return rb_error("no host '%s' in '%s'", o->host, o->lab);
+			return rb_error("no host '%s' in '%s'", o->host,
+					o->lab);
 	} else if (lab->nr_hosts) {
 		h = &lab->hosts[0];
 	} else {
@@ -189,7 +190,8 @@ static int job_expand(int argc, char **argv)
 	}
 	if (o.help_file && !o.lkp_argv) {
 		svec_clear(&args);
-		return rb_usage_error("job", "--stress-ng-help needs --lkp-argv");
+		return rb_usage_error("job",
+				      "--stress-ng-help needs --lkp-argv");
 	}
 	if (job_load_file(&jobs, o.job) < 0 ||
 	    pick_host(&o, &lab, &here, &h, &nr_cpu, &from) < 0 ||

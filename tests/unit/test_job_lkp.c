@@ -112,11 +112,13 @@ static const char base[] = "suite: stress-ng\n"
 Test(job_lkp, include_with_an_override)
 {
 	char *b = put("jobs/base.yaml", base);
-	char *ssd = put("jobs/ssd.yaml", "<<: {file: base.yaml, disk: '1SSD'}\n");
+	char *ssd =
+		put("jobs/ssd.yaml", "<<: {file: base.yaml, disk: '1SSD'}\n");
 
-	expect_params(b, "1HDD-ext4-100%-dir-60s 1HDD-ext4-100%-aio-60s "
-			 "1HDD-xfs-100%-dir-60s 1HDD-xfs-100%-aio-60s "
-			 "1HDD-ext4-sync-100%-hdd-60s 1HDD-xfs-sync-100%-hdd-60s");
+	expect_params(b,
+		      "1HDD-ext4-100%-dir-60s 1HDD-ext4-100%-aio-60s "
+		      "1HDD-xfs-100%-dir-60s 1HDD-xfs-100%-aio-60s "
+		      "1HDD-ext4-sync-100%-hdd-60s 1HDD-xfs-sync-100%-hdd-60s");
 	/* the second document had no disk: it is appended there too */
 	expect_params(ssd, "1SSD-ext4-100%-dir-60s 1SSD-ext4-100%-aio-60s "
 			   "1SSD-xfs-100%-dir-60s 1SSD-xfs-100%-aio-60s "
@@ -216,21 +218,20 @@ Test(job_lkp, incremental_keys)
 	const struct ynode *n;
 	char *f;
 
-	f = put("jobs/rev.yaml",
-		"nr_threads: 100%\n"
-		"cpufreq_governor: performance\n"
-		"need_kconfig: [A]\n"
-		"tags: {a: 1, b: 2}\n"
-		"stress-ng:\n  test: mmap\n"
-		"---\n"
-		"stress-ng.test: bigheap\n"
-		"need_kconfig: [B]\n"
-		"---\n"
-		"stress-ng.test+: [brk, mmap]\n"
-		"---\n"
-		"cpufreq_governor-:\n"
-		"tags-: [a]\n"
-		"stress-ng.method: all\n");
+	f = put("jobs/rev.yaml", "nr_threads: 100%\n"
+				 "cpufreq_governor: performance\n"
+				 "need_kconfig: [A]\n"
+				 "tags: {a: 1, b: 2}\n"
+				 "stress-ng:\n  test: mmap\n"
+				 "---\n"
+				 "stress-ng.test: bigheap\n"
+				 "need_kconfig: [B]\n"
+				 "---\n"
+				 "stress-ng.test+: [brk, mmap]\n"
+				 "---\n"
+				 "cpufreq_governor-:\n"
+				 "tags-: [a]\n"
+				 "stress-ng.method: all\n");
 	expect_params(f, "performance-100%-mmap performance-100%-bigheap "
 			 "performance-100%-mmap performance-100%-brk "
 			 "all-100%-mmap");

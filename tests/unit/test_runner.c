@@ -144,7 +144,8 @@ Test(runner, options_the_host_lacks)
 		  "--workload-sched fifo --pipe 1", "workload-sched" },
 		{ "nr_threads: 1\nstress-ng:\n  test: fallocate\n"
 		  "  mode: keep-size\n",
-		  "--fallocate-mode keep-size --fallocate 1", "fallocate-mode" },
+		  "--fallocate-mode keep-size --fallocate 1",
+		  "fallocate-mode" },
 	};
 	struct lab_host h = { .name = (char *)"box1" };
 	size_t i;
