@@ -85,9 +85,9 @@ void payload_setup_describe(const struct payload_setup *s,
 		sysctl_line(out, s->sysctls.v[i]);
 	if (s->user)
 		words(out,
-		      (const char *const[]){ "su", "-", s->user, "-s",
-					     "/bin/sh", "-c",
-					     "exec \"$0\" \"$@\"", "--", NULL },
+		      (const char *const[]){ "su", "-s", "/bin/sh", "-c",
+					     "exec \"$0\" \"$@\"", "-", s->user,
+					     "--", NULL },
 		      ' ');
 	words(out, (const char *const *)argv->v, '\n');
 }

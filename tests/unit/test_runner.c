@@ -276,7 +276,7 @@ Test(runner, box_setup)
 		  "mkdir -p /mnt/stress-ng\nstress-ng\n" },
 		{ "stress-ng: {test: spawn}\n",
 		  "sysctl -w kernel.sched_autogroup_enabled=0\n"
-		  "su - tester -s /bin/sh -c 'exec \"$0\" \"$@\"' -- "
+		  "su -s /bin/sh -c 'exec \"$0\" \"$@\"' - tester -- "
 		  "stress-ng\n" },
 		{ "disk: 1HDD\nfs: ext4\nmount_option: noatime\n"
 		  "stress-ng: {test: aio}\n",
