@@ -50,7 +50,7 @@ const char *step_outcome_name(enum step_outcome o)
  * records its pid (for a remote kill), applies the cpufreq governor when the
  * host has cpufreq, prepares the box as lkp's run script does (struct
  * payload_setup: SYSCTLS one key=value a line, saved and written back at
- * the end; a filesystem made on the spare device DEV and mounted on RUNDIR,
+ * the end unless another run changed them since; a filesystem made on the spare device DEV and mounted on RUNDIR,
  * the payload run there; USER to run it as), starts the monitors, runs the
  * payload under `time -v` when one is there (its output into
  * DIR/NAME.stdout and DIR/NAME.stderr), and writes the payload's exit
@@ -70,9 +70,13 @@ static const char run_script[] =
 	"echo $$ >\"$dir/pid\" || exit 200\n"
 	"mounted=\n"
 	"restore() {\n"
+	"\t# the old value back, unless another run (a host sharing this\n"
+	"\t# kernel) changed it since\n"
 	"\tif [ -s \"$dir/sysctl.saved\" ]; then\n"
-	"\t\twhile IFS='\t' read -r f v; do\n"
-	"\t\t\tprintf '%s\\n' \"$v\" >\"$f\" 2>/dev/null\n"
+	"\t\twhile IFS= read -r f && IFS= read -r old &&\n"
+	"\t\t\tIFS= read -r new; do\n"
+	"\t\t\t[ \"$(cat \"$f\" 2>/dev/null)\" = \"$new\" ] &&\n"
+	"\t\t\t\tprintf '%s\\n' \"$old\" >\"$f\" 2>/dev/null\n"
 	"\t\tdone <\"$dir/sysctl.saved\"\n"
 	"\t\t: >\"$dir/sysctl.saved\"\n"
 	"\tfi\n"
@@ -92,9 +96,11 @@ static const char run_script[] =
 	"\t\t[ -n \"$2\" ] && return 0\n"
 	"\t\tsetup_fail \"cannot set ${1%%=*}: $f is not writable\"\n"
 	"\tfi\n"
-	"\tprintf '%s\\t%s\\n' \"$f\" \"$(cat \"$f\")\" >>\"$dir/sysctl.saved\"\n"
+	"\told=$(cat \"$f\")\n"
 	"\tprintf '%s\\n' \"${1#*=}\" >\"$f\" ||\n"
 	"\t\tsetup_fail \"cannot set $1\"\n"
+	"\tprintf '%s\\n%s\\n%s\\n' \"$f\" \"$old\" \"$(cat \"$f\")\" "
+	">>\"$dir/sysctl.saved\"\n"
 	"}\n"
 	"apply_sysctls() {\n"
 	"\tset -f\n"
