@@ -423,6 +423,104 @@ static const struct schema_row nightly_rows[] = {
 	{ .name = NULL },
 };
 
+#define LAVA_OFF(f) offsetof(struct lab_lava, f)
+
+static const char *const lava_priorities[] = { "high", "medium", "low", NULL };
+
+static int check_http_url(const struct schema_ctx *ctx, const struct ynode *n,
+			  const char *val)
+{
+	if (!rb_starts_with(val, "http://") && !rb_starts_with(val, "https://"))
+		return ynode_error(ctx->file, n,
+				   "'%s' is not an http:// or https:// URL",
+				   val);
+	return check_no_newline(ctx, n, val);
+}
+
+static int check_artifact_url(const struct schema_ctx *ctx,
+			      const struct ynode *n, const char *val)
+{
+	if (rb_starts_with(val, "file://"))
+		return check_no_newline(ctx, n, val);
+	return check_http_url(ctx, n, val);
+}
+
+static int check_priority(const struct schema_ctx *ctx, const struct ynode *n,
+			  const char *val)
+{
+	long v;
+	size_t i;
+
+	for (i = 0; lava_priorities[i]; i++)
+		if (!strcmp(val, lava_priorities[i]))
+			return 0;
+	if (rb_parse_long(val, &v) == 0 && v >= 0 && v <= 100)
+		return 0;
+	return ynode_error(ctx->file, n,
+			   "priority '%s' is not high, medium, low or 0-100",
+			   val);
+}
+
+static const struct schema_row lava_rows[] = {
+	{ .name = "url",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(url),
+	  .check = check_http_url,
+	  .flags = SCH_F_REQUIRED,
+	  .help = "the LAVA server (its REST API is URL/api/v0.2/)" },
+	{ .name = "token_env",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(token_env),
+	  .check = check_env_name,
+	  .help = "the environment variable holding the API token" },
+	{ .name = "token_file",
+	  .type = SCH_PATH,
+	  .off = LAVA_OFF(token_file),
+	  .help = "or a file holding it, readable by its owner only" },
+	{ .name = "device_type",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(device_type),
+	  .check = check_host_name,
+	  .flags = SCH_F_REQUIRED,
+	  .help = "the device type the jobs ask for" },
+	{ .name = "tags",
+	  .type = SCH_STRLIST,
+	  .off = LAVA_OFF(tags),
+	  .check = check_host_name },
+	{ .name = "devices",
+	  .type = SCH_STRLIST,
+	  .off = LAVA_OFF(devices),
+	  .check = check_host_name,
+	  .help = "only these devices of the type make the pool" },
+	{ .name = "artifact_url",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(artifact_url),
+	  .check = check_artifact_url,
+	  .flags = SCH_F_REQUIRED,
+	  .help = "WORKDIR/artifacts as the worker reaches it (http(s):// "
+		  "or file://)" },
+	{ .name = "priority",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(priority),
+	  .def = "medium",
+	  .check = check_priority },
+	{ .name = "job_timeout",
+	  .type = SCH_DURATION,
+	  .off = LAVA_OFF(job_timeout),
+	  .def = "1h",
+	  .check = check_timeout },
+	{ .name = "action_timeout",
+	  .type = SCH_DURATION,
+	  .off = LAVA_OFF(action_timeout),
+	  .def = "20m",
+	  .check = check_timeout },
+	{ .name = "context",
+	  .type = SCH_RAW,
+	  .off = LAVA_OFF(context),
+	  .help = "extra job context (e.g. arch: x86_64)" },
+	{ .name = NULL },
+};
+
 const struct schema_row lab_schema[] = {
 	{ .name = "tree",
 	  .type = SCH_MAP,
@@ -455,6 +553,11 @@ const struct schema_row lab_schema[] = {
 	  .off = LAB_OFF(nightly),
 	  .sub = nightly_rows,
 	  .help = "the nightly loop's settings" },
+	{ .name = "lava",
+	  .type = SCH_MAP,
+	  .off = LAB_OFF(lava),
+	  .sub = lava_rows,
+	  .help = "a LAVA server for transport: lava hosts" },
 	{ .name = NULL },
 };
 

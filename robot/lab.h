@@ -120,6 +120,35 @@ struct lab_nightly {
 	bool still_mail;
 };
 
+/*
+ * A LAVA server the lab's `transport: lava` hosts stand for slots of (one
+ * host: one device of the pool at a time). The token never sits in the
+ * lab file: an environment variable or an owner-only file holds it.
+ */
+struct lab_lava {
+	/* http(s)://server[:port] (the REST API is <url>/api/v0.2/) */
+	char *url;
+	/* the name of an environment variable holding the token */
+	char *token_env;
+	/* a file holding the token, readable by its owner only (absolute) */
+	char *token_file;
+	/* the device type jobs ask for (LAVA's device_type) */
+	char *device_type;
+	/* optional: jobs need these device tags */
+	struct svec tags;
+	/* optional: only these devices of the type count as the pool */
+	struct svec devices;
+	/* where the worker finds WORKDIR/artifacts: a base URL, or file:// */
+	char *artifact_url;
+	/* LAVA's priority: high, medium, low or 0-100 (default medium) */
+	char *priority;
+	/* seconds: the whole job, and each action */
+	long job_timeout;
+	long action_timeout;
+	/* extra job context (arch, ...), copied into every job */
+	struct ynode *context;
+};
+
 struct lab {
 	/* the lab file as given, and its folder (absolute) */
 	char *file;
@@ -135,6 +164,8 @@ struct lab {
 	struct lab_mail mail;
 	/* the nightly: section read (present false when absent) */
 	struct lab_nightly nightly;
+	/* the lava: section (url NULL when absent) */
+	struct lab_lava lava;
 };
 
 /* Read a lab file. 0, or -1 with "FILE:LINE:COL: message". */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * robot lab check --lab LAB
+ * robot lab check --lab LAB [--job JOB [--param K=V]...]
  */
 #include "../robot.h"
 #include "../job.h"
 #include "../lab.h"
+#include "../lava.h"
 #include "../payload.h"
 #include "../runner.h"
 #include "../sbuf.h"
@@ -42,6 +43,33 @@ static bool check_hook(const char *name, const char *path)
 		 rb_file_exists(path) ? "not executable" : "missing");
 	rb_error_print();
 	return false;
+}
+
+/*
+ * The lab's LAVA server: it answers, takes the token, has the device
+ * type; its pool on one line of stdout.
+ */
+static bool check_lava(const struct lab_lava *cfg)
+{
+	struct lava_client c;
+	struct lava_pool pool;
+	bool ok = false;
+
+	if (lava_open(&c, cfg) == 0 && lava_check(&c, cfg, &pool) == 0) {
+		printf("lava %s: device type %s: %zu device%s, %zu good, %zu "
+		       "idle\n",
+		       c.url, cfg->device_type, pool.total,
+		       pool.total == 1 ? "" : "s", pool.good, pool.idle);
+		if (!pool.good)
+			rb_warn("no device of type %s is in good health: jobs "
+				"would wait",
+				cfg->device_type);
+		ok = true;
+	} else {
+		rb_error_print();
+	}
+	lava_close(&c);
+	return ok;
 }
 
 /* One line of a probe's stderr for the message column. */
@@ -244,6 +272,8 @@ static int lab_check(int argc, char **argv)
 		rb_error_print();
 		ret = RB_EXIT_FAIL;
 	}
+	if (lab.lava.url && !check_lava(&lab.lava))
+		ret = RB_EXIT_FAIL;
 	if (!lab.nr_hosts) {
 		rb_error("'%s' lists no hosts", o.lab);
 		rb_error_print();

@@ -284,6 +284,18 @@ Test(lab, errors_with_line_and_column)
 		{ "nightly:\n  jobs:\n    - job: a.yaml\n      treshold: 1%\n",
 		  "lab.yaml:4:7: unknown key 'treshold' in nightly.jobs[0] "
 		  "(did you mean 'threshold'?)" },
+		{ "lava:\n  url: http://l\n  device_type: qemu\n",
+		  "lab.yaml:2:3: 'lava' needs a 'artifact_url'" },
+		{ "lava:\n  url: ftp://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n",
+		  "lab.yaml:2:8: 'ftp://l' is not an http:// or https:// URL" },
+		{ "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n  priority: urgent\n",
+		  "lab.yaml:5:13: priority 'urgent' is not high, medium, low or "
+		  "0-100" },
+		{ "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n  token: abc\n",
+		  "lab.yaml:5:3: unknown key 'token' in lava" },
 	};
 	size_t i;
 
@@ -298,6 +310,35 @@ Test(lab, errors_with_line_and_column)
 		cr_expect_str_eq(rb_errmsg(), cases[i].want, "for: %s",
 				 cases[i].yaml);
 	}
+}
+
+Test(lab, lava_section)
+{
+	struct lab lab;
+
+	load(&lab, "lava:\n"
+		   "  url: http://127.0.0.1:8000/\n"
+		   "  token_file: secrets/token\n"
+		   "  device_type: qemu\n"
+		   "  devices: [qemu01, qemu02]\n"
+		   "  artifact_url: file:///srv/artifacts\n"
+		   "  priority: 40\n"
+		   "  job_timeout: 30m\n"
+		   "  context: {arch: x86_64}\n");
+	cr_expect_str_eq(lab.lava.url, "http://127.0.0.1:8000/");
+	cr_expect_str_eq(lab.lava.token_file, "/labs/one/secrets/token");
+	cr_expect_str_eq(lab.lava.device_type, "qemu");
+	cr_expect_eq(lab.lava.devices.nr, 2);
+	cr_expect_str_eq(lab.lava.priority, "40");
+	cr_expect_eq(lab.lava.job_timeout, 1800);
+	cr_expect_eq(lab.lava.action_timeout, 1200);
+	cr_expect_str_eq(ynode_map_get(lab.lava.context, "arch")->str,
+			 "x86_64");
+	lab_release(&lab);
+	/* no section: no server */
+	load(&lab, "workdir: w\n");
+	cr_expect_null(lab.lava.url);
+	lab_release(&lab);
 }
 
 Test(lab, load_from_file_resolves_against_its_folder)

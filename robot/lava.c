@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The LAVA REST API v0.2 client (lava.h).
+ */
+#include <curl/curl.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "robot.h"
+#include "lab.h"
+#include "lava.h"
+#include "sbuf.h"
+
+/* The largest answer read (a page of devices, a job's tests). */
+#define LAVA_ANSWER_MAX (8u << 20)
+/* Pages of a listing followed at most. */
+#define LAVA_MAX_PAGES 100
+
+static int read_token(const char *path, char **token)
+{
+	struct stat st;
+	char *buf;
+	size_t len;
+
+	if (stat(path, &st) < 0)
+		return rb_error("lava token_file '%s': %s", path,
+				strerror(errno));
+	if (st.st_mode & 077)
+		return rb_error("lava token_file '%s' may be read by others "
+				"(mode %03o): chmod 600 it",
+				path, (unsigned)(st.st_mode & 0777));
+	if (rb_read_file_max(path, 4096, &buf, &len) < 0)
+		return -1;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
+		       buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	if (!len || strpbrk(buf, "\n\r")) {
+		free(buf);
+		return rb_error("lava token_file '%s' does not hold one token",
+				path);
+	}
+	*token = buf;
+	return 0;
+}
+
+int lava_open(struct lava_client *c, const struct lab_lava *cfg)
+{
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (!cfg->url)
+		return rb_error("the lab has no lava: section");
+	if (cfg->token_env && cfg->token_file)
+		return rb_error("lava: give token_env or token_file, not both");
+	if (cfg->token_env) {
+		const char *t = getenv(cfg->token_env);
+
+		if (!t || !*t)
+			return rb_error("lava: the environment variable %s "
+					"(token_env) is not set",
+					cfg->token_env);
+		if (strpbrk(t, "\n\r"))
+			return rb_error("lava: %s holds a newline",
+					cfg->token_env);
+		c->token = xstrdup(t);
+	} else if (cfg->token_file) {
+		if (read_token(cfg->token_file, &c->token) < 0)
+			return -1;
+	} else {
+		return rb_error("lava: no token_env or token_file (the token "
+				"never goes into the lab file)");
+	}
+	c->url = xstrdup(cfg->url);
+	n = strlen(c->url);
+	while (n && c->url[n - 1] == '/')
+		c->url[--n] = '\0';
+	c->timeout = 60;
+	return 0;
+}
+
+void lava_close(struct lava_client *c)
+{
+	free(c->url);
+	free(c->token);
+	memset(c, 0, sizeof(*c));
+}
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct sbuf *sb = arg;
+	size_t n = size * nmemb;
+
+	if (sb->len + n > LAVA_ANSWER_MAX)
+		return 0;
+	sbuf_add(sb, ptr, n);
+	return n;
+}
+
+/* The message of an error answer: DRF's {"detail": ...}, else its text. */
+static void answer_message(const char *body, struct sbuf *out)
+{
+	json_t *j = json_loads(body, 0, NULL);
+	const char *d = j ? json_string_value(json_object_get(j, "detail")) :
+			    NULL;
+
+	if (!d && j)
+		d = json_string_value(json_object_get(j, "message"));
+	sbuf_addstr(out, d ? d : body);
+	json_decref(j);
+	sbuf_rtrim(out);
+	if (out->len > 200) {
+		sbuf_setlen(out, 200);
+		sbuf_addstr(out, "...");
+	}
+}
+
+/*
+ * One request; path starts with "/api/" or is a full URL of the server
+ * (a listing's "next"). body (JSON) makes it a POST. The answer's JSON
+ * in *out. -1 with infra set for the lab's failures.
+ */
+static int request(struct lava_client *c, const char *path, const char *body,
+		   json_t **out)
+{
+	struct sbuf ans = SBUF_INIT, msg = SBUF_INIT;
+	struct curl_slist *hdr = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	char *url, *auth;
+	long status = 0;
+	CURL *curl;
+	CURLcode rc;
+	int ret = -1;
+
+	*out = NULL;
+	c->infra = false;
+	url = rb_starts_with(path, "http") ? xstrdup(path) :
+					     xstrfmt("%s%s", c->url, path);
+	auth = xstrfmt("Authorization: Token %s", c->token);
+	hdr = curl_slist_append(hdr, auth);
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	if (body)
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	curl = curl_easy_init();
+	if (!curl)
+		rb_die("out of memory initialising libcurl");
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ans);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 20L);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, c->timeout);
+	if (body)
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	rc = curl_easy_perform(curl);
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (rc != CURLE_OK) {
+		c->infra = true;
+		rb_error("LAVA server %s does not answer: %s", c->url,
+			 *errbuf ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	if (status >= 500 || status == 0) {
+		c->infra = true;
+		answer_message(ans.buf, &msg);
+		rb_error("LAVA server %s answers HTTP %ld: %s", c->url, status,
+			 msg.buf);
+		goto out;
+	}
+	if (status == 401 || status == 403) {
+		answer_message(ans.buf, &msg);
+		rb_error("LAVA server %s refuses the token (HTTP %ld: %s)",
+			 c->url, status, msg.buf);
+		goto out;
+	}
+	if (status >= 300) {
+		answer_message(ans.buf, &msg);
+		rb_error("LAVA server %s: %s: HTTP %ld: %s", c->url, path,
+			 status, msg.buf);
+		goto out;
+	}
+	*out = json_loads(ans.buf, 0, NULL);
+	if (!*out) {
+		c->infra = true;
+		rb_error("LAVA server %s: %s: the answer is not JSON", c->url,
+			 path);
+		goto out;
+	}
+	ret = 0;
+out:
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdr);
+	free(url);
+	free(auth);
+	sbuf_release(&ans);
+	sbuf_release(&msg);
+	return ret;
+}
+
+static bool listed(const struct svec *v, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+int lava_check(struct lava_client *c, const struct lab_lava *cfg,
+	       struct lava_pool *pool)
+{
+	json_t *j = NULL;
+	char *path;
+	int pages = 0, ret = -1;
+
+	memset(pool, 0, sizeof(*pool));
+	path = xstrfmt("/api/v0.2/devicetypes/%s/", cfg->device_type);
+	if (request(c, path, NULL, &j) < 0) {
+		if (!c->infra && strstr(rb_errmsg(), "HTTP 404"))
+			rb_error("LAVA server %s has no device type '%s'",
+				 c->url, cfg->device_type);
+		goto out;
+	}
+	free(path);
+	path = xstrdup("/api/v0.2/devices/?limit=100");
+	while (path) {
+		json_t *res, *d, *next;
+		size_t i;
+
+		json_decref(j);
+		if (++pages > LAVA_MAX_PAGES || request(c, path, NULL, &j) < 0)
+			goto out;
+		free(path);
+		path = NULL;
+		res = json_object_get(j, "results");
+		json_array_foreach(res, i, d)
+		{
+			const char *type = json_string_value(
+				json_object_get(d, "device_type"));
+			const char *name = json_string_value(
+				json_object_get(d, "hostname"));
+			const char *state =
+				json_string_value(json_object_get(d, "state"));
+			const char *health =
+				json_string_value(json_object_get(d, "health"));
+
+			if (!type || !name || strcmp(type, cfg->device_type))
+				continue;
+			if (cfg->devices.nr && !listed(&cfg->devices, name))
+				continue;
+			pool->total++;
+			if (health && !strcmp(health, "Good")) {
+				pool->good++;
+				if (state && !strcmp(state, "Idle"))
+					pool->idle++;
+			}
+		}
+		next = json_object_get(j, "next");
+		if (json_is_string(next))
+			path = xstrdup(json_string_value(next));
+	}
+	if (!pool->total) {
+		rb_error("LAVA server %s has no device of type '%s'%s", c->url,
+			 cfg->device_type,
+			 cfg->devices.nr ? " among the lab's devices:" : "");
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
