@@ -121,6 +121,7 @@ $(B)/unit-tests: $(UNIT_OBJ) $(CORE_OBJ)
 
 deps:
 	@scripts/install-deps test
+	@scripts/install-deps lava
 
 deps-demo:
 	@scripts/install-deps demo
