@@ -29,9 +29,14 @@
 #include "svec.h"
 #include "ytree.h"
 
-/* How deep includes may nest, and how deep the folder search goes. */
+/*
+ * How deep includes may nest, how deep the folder search goes and how
+ * many folders it may open in all (a job in a large tree, a home folder,
+ * must not make a missing include take minutes).
+ */
 #define INCLUDE_MAX_DEPTH 16
 #define SEARCH_MAX_DEPTH 8
+#define SEARCH_MAX_DIRS 20000
 
 struct line {
 	char *text;
@@ -217,8 +222,12 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* dir/name, else the same below dir's folders in name order. */
-static char *search_below(const char *dir, const char *name, int depth)
+/*
+ * dir/name, else the same below dir's folders in name order; *budget
+ * folders may still be opened.
+ */
+static char *search_below(const char *dir, const char *name, int depth,
+			  long *budget)
 {
 	struct svec subs = SVEC_INIT;
 	struct dirent *de;
@@ -229,8 +238,9 @@ static char *search_below(const char *dir, const char *name, int depth)
 	if (is_file(path))
 		return path;
 	free(path);
-	if (depth >= SEARCH_MAX_DEPTH || !(d = opendir(dir)))
+	if (depth >= SEARCH_MAX_DEPTH || *budget <= 0 || !(d = opendir(dir)))
 		return NULL;
+	(*budget)--;
 	while ((de = readdir(d))) {
 		struct stat st;
 		char *sub;
@@ -246,7 +256,7 @@ static char *search_below(const char *dir, const char *name, int depth)
 	closedir(d);
 	qsort(subs.v, subs.nr, sizeof(*subs.v), cmp_str);
 	for (i = 0; i < subs.nr && !found; i++)
-		found = search_below(subs.v[i], name, depth + 1);
+		found = search_below(subs.v[i], name, depth + 1, budget);
 	svec_clear(&subs);
 	return found;
 }
@@ -274,6 +284,7 @@ static char *find_include(const char *name, const char *dir,
 	const char *lkp_src = getenv("LKP_SRC");
 	struct svec roots = SVEC_INIT;
 	char *path = NULL, *jr;
+	long budget = SEARCH_MAX_DIRS;
 	size_t i;
 
 	if (name[0] == '/') {
@@ -302,14 +313,19 @@ static char *find_include(const char *name, const char *dir,
 	/* ... then below the nearest jobs folder, the folder, $LKP_SRC */
 	jr = rb_starts_with(name, "jobs/") ? NULL : jobs_root(dir);
 	if (!path && jr && strcmp(jr, dir))
-		path = search_below(jr, name, 0);
+		path = search_below(jr, name, 0, &budget);
 	for (i = 0; i < roots.nr && !path; i++)
-		path = search_below(roots.v[i], name, 0);
+		path = search_below(roots.v[i], name, 0, &budget);
 	if (jr && strcmp(jr, dir))
 		sbuf_addf(looked, "%s, ", jr);
 	free(jr);
 	for (i = 0; i < roots.nr; i++)
 		sbuf_addf(looked, "%s%s", i ? ", " : "", roots.v[i]);
+	if (!path && budget <= 0)
+		sbuf_addf(looked,
+			  " (the search below them stopped after %d "
+			  "folders)",
+			  SEARCH_MAX_DIRS);
 	if (!lkp_src || !*lkp_src)
 		sbuf_addstr(looked, "; LKP_SRC is not set");
 	svec_clear(&roots);
