@@ -632,45 +632,65 @@ char *runner_headline_stat(const struct job *job)
 	return p->headline(job);
 }
 
-/* Ask the host's payload what it knows (`stress-ng --help`), once per
- * runner and host. */
-static int host_help(struct runner *r, const struct payload_ops *p,
-		     struct transport *t, const struct lab_host *host,
-		     struct sbuf *why, bool *infra)
+int runner_payload_help(struct transport *t, const struct payload_ops *p,
+			const struct lab_host *host, double timeout,
+			char **help, struct sbuf *why)
 {
 	const char *argv[] = { p->binary(host), p->help_arg, NULL };
 	struct sbuf out = SBUF_INIT_MAX(HELP_MAX), d = SBUF_INIT;
 	struct transport_cmd cmd = {
-		.argv = argv, .out = &out, .err = &out, .timeout = 120
+		.argv = argv, .out = &out, .err = &out, .timeout = timeout
 	};
 	struct transport_result res = { 0 };
-	int ret = 0;
+	int ret = -1;
 
-	*infra = false;
-	if (r->help_host && !strcmp(r->help_host, host->name))
-		return 0;
-	if (transport_run(t, &cmd, &res) < 0) {
-		sbuf_release(&out);
-		return -1;
-	}
+	*help = NULL;
+	if (transport_run(t, &cmd, &res) < 0)
+		goto out;
 	if (res.infra || res.timed_out) {
-		sbuf_addf(why, "%s: %s", host->name,
-			  transport_describe(&res, &d));
-		*infra = true;
+		sbuf_addstr(why, transport_describe(&res, &d));
+		ret = 0;
 	} else if (!strstr(out.buf, p->help_mark)) {
-		rb_error("'%s' on '%s' does not look like %s (%s)", argv[0],
-			 host->name, p->name, transport_describe(&res, &d));
-		ret = -1;
+		sbuf_rtrim(&out);
+		rb_error("'%s' on '%s' does not look like %s (%s%s%.*s)",
+			 argv[0], host->name, p->name,
+			 transport_describe(&res, &d), out.len ? ": " : "",
+			 (int)strcspn(out.buf, "\n"), out.buf);
 	} else {
-		free(r->help_host);
-		free(r->help_text);
-		r->help_host = xstrdup(host->name);
-		r->help_text = sbuf_detach(&out);
+		*help = sbuf_detach(&out);
+		ret = 1;
 	}
+out:
 	transport_result_release(&res);
 	sbuf_release(&out);
 	sbuf_release(&d);
 	return ret;
+}
+
+/* Ask the host's payload what it knows, once per runner and host. */
+static int host_help(struct runner *r, const struct payload_ops *p,
+		     struct transport *t, const struct lab_host *host,
+		     struct sbuf *why, bool *infra)
+{
+	struct sbuf d = SBUF_INIT;
+	char *help;
+	int got;
+
+	*infra = false;
+	if (r->help_host && !strcmp(r->help_host, host->name))
+		return 0;
+	got = runner_payload_help(t, p, host, 120, &help, &d);
+	if (got == 0) {
+		sbuf_addf(why, "%s: %s", host->name, d.buf);
+		*infra = true;
+	} else if (got > 0) {
+		free(r->help_host);
+		free(r->help_text);
+		r->help_host = xstrdup(host->name);
+		r->help_text = help;
+	}
+	sbuf_release(&d);
+	return got < 0 ? -1 : 0;
 }
 
 /* Best effort: end a run script left behind on the host. */

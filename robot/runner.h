@@ -124,6 +124,18 @@ int runner_payload_argv(const struct job *job, const struct lab_host *host,
 			const char *help, struct svec *argv,
 			struct svec *missing);
 struct payload_setup;
+struct payload_ops;
+struct transport;
+/*
+ * Ask the host's payload what it knows (`stress-ng --help`) through t: 1
+ * with the answer in *help (malloc'd), 0 when the host could not be asked
+ * (the transport's trouble, said in why), -1 when the answer is not the
+ * payload's (the path is wrong, the tool is something else: the error
+ * names it) or the robot failed.
+ */
+int runner_payload_help(struct transport *t, const struct payload_ops *p,
+			const struct lab_host *host, double timeout,
+			char **help, struct sbuf *why);
 /*
  * What the box needs for the job (payload.h); -1 with one line naming
  * what the host lacks.

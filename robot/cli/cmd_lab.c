@@ -89,25 +89,16 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 			  const struct job_list *jobs, struct row *r)
 {
 	const struct payload_ops *p = payload_find(NULL);
-	const char *argv[] = { p->binary(h), p->help_arg, NULL };
-	struct sbuf out = SBUF_INIT_MAX(1 << 20), desc = SBUF_INIT;
-	struct transport_cmd cmd = {
-		.argv = argv, .out = &out, .err = &out, .timeout = PROBE_TIMEOUT
-	};
-	struct transport_result res = { 0 };
+	struct sbuf why = SBUF_INIT;
+	char *help = NULL;
 	size_t i;
+	int got;
 
 	r->payload = 0;
-	if (transport_run(t, &cmd, &res) < 0) {
-		r->msg = xstrdup(rb_errmsg());
-		goto out;
-	}
-	if (res.infra || !strstr(out.buf, p->help_mark)) {
-		sbuf_rtrim(&out);
-		r->msg = xstrfmt("%s '%s': %s%s%.*s", p->name, argv[0],
-				 transport_describe(&res, &desc),
-				 out.len ? ": " : "",
-				 (int)strcspn(out.buf, "\n"), out.buf);
+	got = runner_payload_help(t, p, h, PROBE_TIMEOUT, &help, &why);
+	if (got <= 0) {
+		r->msg = got < 0 ? xstrdup(rb_errmsg()) :
+				   xstrfmt("%s: %s", p->name, why.buf);
 		goto out;
 	}
 	for (i = 0; jobs && i < jobs->nr; i++) {
@@ -116,7 +107,7 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 		struct payload_setup s = PAYLOAD_SETUP_INIT;
 		/* the command and the box's setup, as a run would refuse them */
 		int bad = job_resolve(j, r->nproc > 0 ? r->nproc : 1) < 0 ||
-			  runner_payload_argv(j, h, out.buf, &a, NULL) < 0 ||
+			  runner_payload_argv(j, h, help, &a, NULL) < 0 ||
 			  runner_payload_setup(j, h, &s) < 0;
 
 		payload_setup_release(&s);
@@ -129,9 +120,8 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 	}
 	r->payload = 1;
 out:
-	transport_result_release(&res);
-	sbuf_release(&out);
-	sbuf_release(&desc);
+	free(help);
+	sbuf_release(&why);
 }
 
 static void probe(const struct lab *lab, const struct lab_host *h,
