@@ -596,13 +596,9 @@ static int expand_lines(struct assembly *a, struct lines *in, const char *dir,
 		struct ysource src = l->src;
 
 		if (is_include(l->text, &ind, &content)) {
-			struct line at = *l;
-			int r;
-
 			/* the include line's columns as the user wrote them */
-			r = include_one(a, &at, (size_t)(content - l->text),
-					content, dir, indent + ind);
-			if (r < 0)
+			if (include_one(a, l, (size_t)(content - l->text),
+					content, dir, indent + ind) < 0)
 				return -1;
 			continue;
 		}

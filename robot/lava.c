@@ -10,6 +10,7 @@
 #include "lab.h"
 #include "lava.h"
 #include "sbuf.h"
+#include "svec.h"
 
 /* The largest answer read (a page of devices, a job's tests). */
 #define LAVA_ANSWER_MAX (8u << 20)
@@ -199,16 +200,6 @@ out:
 	return ret;
 }
 
-static bool listed(const struct svec *v, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < v->nr; i++)
-		if (!strcmp(v->v[i], s))
-			return true;
-	return false;
-}
-
 int lava_check(struct lava_client *c, const struct lab_lava *cfg,
 	       struct lava_pool *pool)
 {
@@ -249,7 +240,8 @@ int lava_check(struct lava_client *c, const struct lab_lava *cfg,
 
 			if (!type || !name || strcmp(type, cfg->device_type))
 				continue;
-			if (cfg->devices.nr && !listed(&cfg->devices, name))
+			if (cfg->devices.nr &&
+			    svec_find(&cfg->devices, name) < 0)
 				continue;
 			pool->total++;
 			if (health && !strcmp(health, "Good")) {

@@ -540,14 +540,6 @@ static bool help_method_all(const char *help, const char *test)
 	return all;
 }
 
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(s, *list))
-			return true;
-	return false;
-}
-
 /* lkp's programs/stress-ng/run, setup_test(): per-test options. */
 static const char *const oom_avoid_tests[] = {
 	"sockpair",  "bigheap",	  "brk",     "loadavg",
@@ -619,9 +611,9 @@ static int stressng_argv(const struct job *job, const struct lab_host *host,
 		/* setup_test */
 		if (!strcmp(t, "swap"))
 			opt(argv, help, &unknown, "temp-path", STRESSNG_MNT);
-		if (in_list(t, oom_avoid_tests))
+		if (schema_in_list(oom_avoid_tests, t))
 			opt(argv, help, &unknown, "oom-avoid", NULL);
-		if (in_list(t, pathological_tests))
+		if (schema_in_list(pathological_tests, t))
 			opt(argv, help, &unknown, "pathological", NULL);
 		/* run_test */
 		if (method) {
@@ -764,7 +756,7 @@ static int stressng_setup(const struct job *job, const struct lab_host *host,
 		return rb_error("job '%s' has fs2: %s (lkp's NFS/CIFS export), "
 				"which the robot does not set up",
 				job->file, job->fs2);
-	if (class && in_list(class, disk_classes) && !job->fs)
+	if (class && schema_in_list(disk_classes, class) && !job->fs)
 		return rb_error(
 			"lkp runs the class '%s' on a mounted disk: job "
 			"'%s' needs disk: and fs:",
@@ -817,12 +809,14 @@ static int stressng_setup(const struct job *job, const struct lab_host *host,
 	} else if (!strcmp(t, "inotify") || !strcmp(t, "dnotify")) {
 		svec_push(&out->sysctls, "fs.inotify.max_user_instances=8192");
 		svec_push(&out->sysctls, "fs.inotify.max_user_watches=524288");
-	} else if (in_list(t, (const char *const[]){
-				      "epoll", "sock", "sockmany", "udp",
-				      "udp-flood", "sockpair", NULL })) {
+	} else if (schema_in_list((const char *const[]){ "epoll", "sock",
+							 "sockmany", "udp",
+							 "udp-flood",
+							 "sockpair", NULL },
+				  t)) {
 		svec_push(&out->sysctls, "net.core.somaxconn=4096");
 	}
-	if (in_list(t, user_tests))
+	if (schema_in_list(user_tests, t))
 		out->user = xstrdup(dflt(host->unprivileged_user, "lkp"));
 	return 0;
 }

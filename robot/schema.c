@@ -148,7 +148,7 @@ static int want_scalar(const struct schema_ctx *ctx, const struct ynode *v,
 			   name, ynode_kind_name(v->kind));
 }
 
-static bool in_list(const char *const *list, const char *s)
+bool schema_in_list(const char *const *list, const char *s)
 {
 	size_t i;
 
@@ -304,7 +304,7 @@ static int parse_payload(const struct schema_ctx *ctx,
 			return ynode_error(ctx->file, k,
 					   "option name '%s' of '%s' %s",
 					   k->str, row->name, problem);
-		if (row->refused && in_list(row->refused, k->str))
+		if (row->refused && schema_in_list(row->refused, k->str))
 			return ynode_error(
 				ctx->file, k,
 				"option '%s' of '%s' names a file or "

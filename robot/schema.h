@@ -42,6 +42,9 @@ const char *kvlist_get(const struct kvlist *l, const char *key);
 void kvlist_copy(struct kvlist *dst, const struct kvlist *src);
 void kvlist_clear(struct kvlist *l);
 
+/* Is s one of the NULL-terminated list? */
+bool schema_in_list(const char *const *list, const char *s);
+
 enum schema_type {
 	SCH_STR, /* char * */
 	SCH_PATH, /* char *, relative values joined to ctx->dir */
