@@ -461,6 +461,18 @@ static int check_priority(const struct schema_ctx *ctx, const struct ynode *n,
 			   val);
 }
 
+static int check_runs_per_job(const struct schema_ctx *ctx,
+			      const struct ynode *n, const char *val)
+{
+	long v;
+
+	(void)ctx;
+	if (rb_parse_long(val, &v) < 0 || v < 1 || v > 100)
+		return ynode_error(ctx->file, n,
+				   "runs_per_job '%s' is not 1-100", val);
+	return 0;
+}
+
 static const struct schema_row lava_rows[] = {
 	{ .name = "url",
 	  .type = SCH_STR,
@@ -518,6 +530,29 @@ static const struct schema_row lava_rows[] = {
 	  .type = SCH_RAW,
 	  .off = LAVA_OFF(context),
 	  .help = "extra job context (e.g. arch: x86_64)" },
+	{ .name = "initrd",
+	  .type = SCH_PATH,
+	  .off = LAVA_OFF(initrd),
+	  .help = "the box's initramfs (a cpio archive the batch is "
+		  "appended to; scripts/hooks/qemu-boot initramfs makes one)" },
+	{ .name = "kernel_image",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(kernel_image),
+	  .def = "bzImage",
+	  .check = check_host_name,
+	  .help = "the kernel's file in the artifact directory" },
+	{ .name = "kernel_args",
+	  .type = SCH_STR,
+	  .off = LAVA_OFF(kernel_args),
+	  .def = "console=ttyS0,115200 rdinit=/init",
+	  .check = check_no_newline,
+	  .help = "the kernel command line of a batch" },
+	{ .name = "runs_per_job",
+	  .type = SCH_LONG,
+	  .off = LAVA_OFF(runs_per_job),
+	  .def = "3",
+	  .check = check_runs_per_job,
+	  .help = "payload runs one LAVA job (one boot) does" },
 	{ .name = NULL },
 };
 
@@ -673,6 +708,36 @@ static int nightly_jobs(struct lab *lab, const struct schema_ctx *ctx,
 	return 0;
 }
 
+/* Hosts of transport lava need the lava: section and its initrd. */
+static int lava_hosts(struct lab *lab, const struct ynode *hosts)
+{
+	size_t i;
+
+	for (i = 0; i < lab->nr_hosts; i++) {
+		const struct lab_host *h = &lab->hosts[i];
+
+		if (!transport_host_is_lava(h))
+			continue;
+		if (!lab->lava.url)
+			return ynode_error(lab->file, hosts->vals[i],
+					   "host '%s' is a LAVA slot but the "
+					   "lab has no lava: section",
+					   h->name);
+		if (!lab->lava.initrd)
+			return ynode_error(lab->file, hosts->vals[i],
+					   "host '%s' is a LAVA slot but "
+					   "lava: has no initrd:",
+					   h->name);
+		if (h->hdd_partitions.nr || h->ssd_partitions.nr)
+			return ynode_error(lab->file, hosts->vals[i],
+					   "host '%s': a LAVA slot has no "
+					   "partitions of its own (the pool's "
+					   "devices do)",
+					   h->name);
+	}
+	return 0;
+}
+
 /* Checks across rows, after the table has been read. */
 static int finish(struct lab *lab, const struct schema_ctx *ctx,
 		  const struct ynode *root)
@@ -692,7 +757,8 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 
 		h->line = e->line;
 		h->col = e->col;
-		if (!h->ssh && !transport_host_is_here(h))
+		if (!h->ssh && !transport_host_is_here(h) &&
+		    !transport_host_is_lava(h))
 			h->ssh = xstrdup(h->name);
 		for (k = 0; k < i; k++)
 			if (!strcmp(lab->hosts[k].name, h->name))
@@ -701,6 +767,8 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 						   "(first at line %d)",
 						   h->name, lab->hosts[k].line);
 	}
+	if (lava_hosts(lab, hosts) < 0)
+		return -1;
 	return nightly_jobs(lab, ctx, root);
 }
 

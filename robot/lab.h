@@ -43,7 +43,7 @@ struct lab_hooks {
 
 struct lab_host {
 	char *name;
-	/* "ssh" (default) or "local" */
+	/* "ssh" (default), "local" or "lava" (a slot of the lava: pool) */
 	char *transport;
 	/* ssh destination (user@host or a Host alias); default: name */
 	char *ssh;
@@ -147,6 +147,13 @@ struct lab_lava {
 	long action_timeout;
 	/* extra job context (arch, ...), copied into every job */
 	struct ynode *context;
+	/* the box's initramfs (absolute): each batch appends its own part */
+	char *initrd;
+	/* the kernel's file name in the artifact directory (bzImage) */
+	char *kernel_image;
+	char *kernel_args;
+	/* payload runs per LAVA job (default 3) */
+	long runs_per_job;
 };
 
 struct lab {

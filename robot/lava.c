@@ -11,6 +11,7 @@
 #include "lava.h"
 #include "sbuf.h"
 #include "svec.h"
+#include "ytree.h"
 
 /* The largest answer read (a page of devices, a job's tests). */
 #define LAVA_ANSWER_MAX (8u << 20)
@@ -117,13 +118,13 @@ static void answer_message(const char *body, struct sbuf *out)
 
 /*
  * One request; path starts with "/api/" or is a full URL of the server
- * (a listing's "next"). body (JSON) makes it a POST. The answer's JSON
- * in *out. -1 with infra set for the lab's failures.
+ * (a listing's "next"). body (JSON) makes it a POST. The answer's text in
+ * *ans. -1 with infra set for the lab's failures.
  */
-static int request(struct lava_client *c, const char *path, const char *body,
-		   json_t **out)
+static int request_text(struct lava_client *c, const char *path,
+			const char *body, struct sbuf *ans)
 {
-	struct sbuf ans = SBUF_INIT, msg = SBUF_INIT;
+	struct sbuf msg = SBUF_INIT;
 	struct curl_slist *hdr = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	char *url, *auth;
@@ -132,7 +133,7 @@ static int request(struct lava_client *c, const char *path, const char *body,
 	CURLcode rc;
 	int ret = -1;
 
-	*out = NULL;
+	sbuf_reset(ans);
 	c->infra = false;
 	url = rb_starts_with(path, "http") ? xstrdup(path) :
 					     xstrfmt("%s%s", c->url, path);
@@ -148,7 +149,7 @@ static int request(struct lava_client *c, const char *path, const char *body,
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_cb);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ans);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, ans);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 20L);
@@ -165,23 +166,43 @@ static int request(struct lava_client *c, const char *path, const char *body,
 	}
 	if (status >= 500 || status == 0) {
 		c->infra = true;
-		answer_message(ans.buf, &msg);
+		answer_message(ans->buf, &msg);
 		rb_error("LAVA server %s answers HTTP %ld: %s", c->url, status,
 			 msg.buf);
 		goto out;
 	}
 	if (status == 401 || status == 403) {
-		answer_message(ans.buf, &msg);
+		answer_message(ans->buf, &msg);
 		rb_error("LAVA server %s refuses the token (HTTP %ld: %s)",
 			 c->url, status, msg.buf);
 		goto out;
 	}
 	if (status >= 300) {
-		answer_message(ans.buf, &msg);
+		answer_message(ans->buf, &msg);
 		rb_error("LAVA server %s: %s: HTTP %ld: %s", c->url, path,
 			 status, msg.buf);
 		goto out;
 	}
+	ret = 0;
+out:
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdr);
+	free(url);
+	free(auth);
+	sbuf_release(&msg);
+	return ret;
+}
+
+/* request_text with a JSON answer in *out. */
+static int request(struct lava_client *c, const char *path, const char *body,
+		   json_t **out)
+{
+	struct sbuf ans = SBUF_INIT;
+	int ret = -1;
+
+	*out = NULL;
+	if (request_text(c, path, body, &ans) < 0)
+		goto out;
 	*out = json_loads(ans.buf, 0, NULL);
 	if (!*out) {
 		c->infra = true;
@@ -191,12 +212,7 @@ static int request(struct lava_client *c, const char *path, const char *body,
 	}
 	ret = 0;
 out:
-	curl_easy_cleanup(curl);
-	curl_slist_free_all(hdr);
-	free(url);
-	free(auth);
 	sbuf_release(&ans);
-	sbuf_release(&msg);
 	return ret;
 }
 
@@ -262,6 +278,190 @@ int lava_check(struct lava_client *c, const struct lab_lava *cfg,
 	}
 	ret = 0;
 out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+/* --- jobs --------------------------------------------------------------- */
+
+int lava_submit(struct lava_client *c, const char *definition, long *id)
+{
+	json_t *body = json_pack("{s:s}", "definition", definition), *j = NULL;
+	json_t *ids;
+	char *text = json_dumps(body, JSON_COMPACT);
+	int ret = -1;
+
+	*id = 0;
+	if (!text)
+		rb_die("out of memory");
+	if (request(c, "/api/v0.2/jobs/", text, &j) < 0)
+		goto out;
+	ids = json_object_get(j, "job_ids");
+	if (json_array_size(ids) != 1 ||
+	    !json_is_integer(json_array_get(ids, 0))) {
+		c->infra = true;
+		rb_error("LAVA server %s: the submit's answer names no job",
+			 c->url);
+		goto out;
+	}
+	*id = (long)json_integer_value(json_array_get(ids, 0));
+	ret = 0;
+out:
+	json_decref(body);
+	json_decref(j);
+	free(text);
+	return ret;
+}
+
+int lava_find(struct lava_client *c, const char *name, long *id)
+{
+	json_t *j = NULL, *res;
+	char *esc, *path;
+	CURL *curl = curl_easy_init();
+	int ret = -1;
+
+	*id = 0;
+	if (!curl)
+		rb_die("out of memory initialising libcurl");
+	esc = curl_easy_escape(curl, name, 0);
+	path = xstrfmt("/api/v0.2/jobs/?description=%s&ordering=id", esc);
+	curl_free(esc);
+	curl_easy_cleanup(curl);
+	if (request(c, path, NULL, &j) < 0)
+		goto out;
+	res = json_object_get(j, "results");
+	if (json_array_size(res) > 0)
+		*id = (long)json_integer_value(
+			json_object_get(json_array_get(res, 0), "id"));
+	ret = *id > 0 ? 1 : 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+static char *json_str(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? xstrdup(v) : NULL;
+}
+
+void lava_job_release(struct lava_job *j)
+{
+	free(j->state);
+	free(j->health);
+	free(j->device);
+	free(j->error_type);
+	free(j->error_msg);
+	memset(j, 0, sizeof(*j));
+}
+
+/* The `job` case of the lava suite: error_type and error_msg. */
+static int job_error(struct lava_client *c, long id, struct lava_job *out)
+{
+	json_t *j = NULL, *res;
+	char *path = xstrfmt("/api/v0.2/jobs/%ld/tests/?name=job", id);
+	const char *meta;
+	struct ystream ys;
+	int ret = -1;
+
+	if (request(c, path, NULL, &j) < 0)
+		goto out;
+	res = json_array_get(json_object_get(j, "results"), 0);
+	meta = json_string_value(json_object_get(res, "metadata"));
+	if (meta && ytree_parse(&ys, "metadata", meta, strlen(meta)) == 0) {
+		const struct ynode *m = ys.nr ? ys.docs[0] : NULL;
+		const struct ynode *t = ynode_map_get(m, "error_type");
+		const struct ynode *e = ynode_map_get(m, "error_msg");
+
+		if (t && t->kind == YNODE_SCALAR)
+			out->error_type = xstrdup(t->str);
+		if (e && e->kind == YNODE_SCALAR)
+			out->error_msg = xstrdup(e->str);
+		ystream_release(&ys);
+	}
+	ret = 0;
+out:
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+int lava_job_get(struct lava_client *c, long id, struct lava_job *out)
+{
+	json_t *j = NULL;
+	char *path = xstrfmt("/api/v0.2/jobs/%ld/", id);
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (request(c, path, NULL, &j) < 0)
+		goto out;
+	out->state = json_str(j, "state");
+	out->health = json_str(j, "health");
+	out->device = json_str(j, "actual_device");
+	if (!out->state || !out->health) {
+		c->infra = true;
+		rb_error("LAVA server %s: job %ld has no state", c->url, id);
+		goto out;
+	}
+	out->finished = !strcmp(out->state, "Finished");
+	if (out->finished && strcmp(out->health, "Complete") &&
+	    job_error(c, id, out) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		lava_job_release(out);
+	json_decref(j);
+	free(path);
+	return ret;
+}
+
+int lava_console(struct lava_client *c, long id, struct sbuf *out)
+{
+	struct sbuf ans = SBUF_INIT;
+	char *path = xstrfmt("/api/v0.2/jobs/%ld/logs/", id);
+	struct ystream ys;
+	const struct ynode *log;
+	size_t i;
+	int ret = -1;
+
+	sbuf_reset(out);
+	if (request_text(c, path, NULL, &ans) < 0)
+		goto out;
+	if (ytree_parse(&ys, "LAVA log", ans.buf, ans.len) < 0) {
+		c->infra = true;
+		rb_error("LAVA server %s: the log of job %ld is not YAML: %s",
+			 c->url, id, rb_errmsg());
+		goto out;
+	}
+	log = ys.nr ? ys.docs[0] : NULL;
+	for (i = 0; log && log->kind == YNODE_SEQ && i < log->nr; i++) {
+		const struct ynode *lvl = ynode_map_get(log->vals[i], "lvl");
+		const struct ynode *msg = ynode_map_get(log->vals[i], "msg");
+
+		if (!lvl || !msg || lvl->kind != YNODE_SCALAR ||
+		    msg->kind != YNODE_SCALAR || strcmp(lvl->str, "target"))
+			continue;
+		sbuf_addstr(out, msg->str);
+		sbuf_addch(out, '\n');
+	}
+	ystream_release(&ys);
+	ret = 0;
+out:
+	sbuf_release(&ans);
+	free(path);
+	return ret;
+}
+
+int lava_cancel(struct lava_client *c, long id)
+{
+	json_t *j = NULL;
+	char *path = xstrfmt("/api/v0.2/jobs/%ld/cancel/", id);
+	int ret = request(c, path, NULL, &j);
+
 	json_decref(j);
 	free(path);
 	return ret;

@@ -49,4 +49,29 @@ struct lava_pool {
 int lava_check(struct lava_client *c, const struct lab_lava *cfg,
 	       struct lava_pool *pool);
 
+struct sbuf;
+
+/* Submit a job definition (YAML); *id the server's job id. */
+int lava_submit(struct lava_client *c, const char *definition, long *id);
+/* The oldest job whose name (description) is name: 1 found, 0 none, -1. */
+int lava_find(struct lava_client *c, const char *name, long *id);
+
+/* A job as the server sees it. */
+struct lava_job {
+	char *state; /* Submitted, Scheduling, Scheduled, Running, ... */
+	char *health; /* Unknown, Complete, Incomplete, Canceled */
+	char *device; /* actual_device, or NULL */
+	bool finished;
+	/* a finished job that is not Complete: its `job` case's
+	 * error_type (Infrastructure, Job, Test, Bug, ...) and error_msg */
+	char *error_type;
+	char *error_msg;
+};
+int lava_job_get(struct lava_client *c, long id, struct lava_job *out);
+void lava_job_release(struct lava_job *j);
+/* The job's serial console (the log's "target" lines), one per line. */
+int lava_console(struct lava_client *c, long id, struct sbuf *out);
+/* Cancel a job (queued or running). */
+int lava_cancel(struct lava_client *c, long id);
+
 #endif

@@ -4,9 +4,11 @@
 #include "robot.h"
 #include "infra.h"
 #include "lab.h"
+#include "lava-exec.h"
 #include "measure.h"
 #include "runner.h"
 #include "sbuf.h"
+#include "transport.h"
 
 void measure_init(struct measure *m, struct runner *r,
 		  const struct lab_host *host)
@@ -14,6 +16,12 @@ void measure_init(struct measure *m, struct runner *r,
 	memset(m, 0, sizeof(*m));
 	m->r = r;
 	m->host = host;
+}
+
+void measure_release(struct measure *m)
+{
+	lava_slot_free(m->lava);
+	m->lava = NULL;
 }
 
 static bool was_built(const struct measure *m, const char *commit)
@@ -48,6 +56,11 @@ int measure_once(struct measure *m, const char *commit,
 			return 0;
 		memcpy(m->built[1], m->built[0], sizeof(m->built[0]));
 		snprintf(m->built[0], sizeof(m->built[0]), "%s", commit);
+	}
+	if (transport_host_is_lava(m->host)) {
+		/* LAVA boots and runs in one job */
+		ret = lava_measure(m, commit, res, stats ? stats : &own, why);
+		goto out;
 	}
 	res->stage = MEASURE_BOOT;
 	if (strcmp(m->booted, commit)) {

@@ -36,6 +36,8 @@ struct measure {
 	 * warning on stderr) */
 	void (*note)(void *arg, const char *line);
 	void *arg;
+	/* a LAVA slot's client (lava-exec.c), made at its first batch */
+	struct lava_slot *lava;
 };
 
 enum measure_outcome {
@@ -55,6 +57,7 @@ struct measure_result {
 
 void measure_init(struct measure *m, struct runner *r,
 		  const struct lab_host *host);
+void measure_release(struct measure *m);
 
 /*
  * One attempt. stats (may be NULL) gets the run's stats, why the reason

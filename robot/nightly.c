@@ -427,8 +427,10 @@ static int measure(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 out:
 	if (ret < 0)
 		ev_error(n, j->job);
-	if (m.runner_up)
+	if (m.runner_up) {
+		measure_release(&m.ms);
 		runner_release(&m.r);
+	}
 	free(hv);
 	free(bv);
 	sbuf_release(&why);

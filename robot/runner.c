@@ -985,6 +985,98 @@ static int run_files(const char *cdir, const char *ldir,
 	return ret;
 }
 
+/*
+ * A new run of commit on host in the store ("running") and its result
+ * directory ldir (cdir the commit's): 0, or -1 (nothing started).
+ */
+static int run_begin(struct runner *r, const struct lab_host *host,
+		     const char *commit, int64_t boot_id, struct run_key *key,
+		     int *run_no, char **cdir, char **ldir, int64_t *run_id)
+{
+	*cdir = *ldir = NULL;
+	*run_id = 0;
+	runner_key(r, host->name, commit, key);
+	if (check_component("host name", host->name) < 0 ||
+	    store_next_run_no(r->st, key, run_no) < 0)
+		return -1;
+	run_dirs(r, key, commit, run_no, cdir, ldir);
+	if (rb_mkdir_p(*ldir) < 0 ||
+	    store_run_start(r->st, key, *run_no, boot_id, *ldir, run_id) < 0)
+		return -1;
+	r->last_run_id = *run_id;
+	return 0;
+}
+
+/* The run's end in the store: its files when OK, its status, samples. */
+static int run_end(struct runner *r, int64_t run_id, const char *cdir,
+		   const char *ldir, enum run_status status,
+		   struct statset *stats, const char *why)
+{
+	if (status == RUN_OK && run_files(cdir, ldir, stats) < 0)
+		return -1;
+	return store_run_finish(r->st, run_id, status,
+				status == RUN_OK ? NULL : why,
+				status == RUN_OK ? stats : NULL);
+}
+
+int runner_record(struct runner *r, const struct lab_host *host,
+		  const char *commit, int64_t boot_id, const char *output,
+		  int rc, const char *cmdline, enum run_status *status,
+		  struct statset *stats, struct sbuf *why)
+{
+	const struct payload_ops *p = payload_find(r->job->payload);
+	struct run_key key;
+	char *cdir = NULL, *ldir = NULL, *path = NULL, *num = NULL;
+	int64_t run_id = 0;
+	int run_no, ret = -1;
+	bool infra = false;
+
+	*status = RUN_INFRA;
+	r->bad_input = false;
+	if (!p || run_begin(r, host, commit, boot_id, &key, &run_no, &cdir,
+			    &ldir, &run_id) < 0)
+		goto out;
+	if (!r->quiet)
+		rb_notice("%s ran %s at %.12s (run %d)", host->name,
+			  r->job->test ? r->job->test : "payload", commit,
+			  run_no);
+	r->counts.runs++;
+	path = xstrfmt("%s/cmdline", ldir);
+	if (rb_write_file_atomic(path, cmdline, strlen(cmdline)) < 0)
+		goto out;
+	if (rc < 0) {
+		sbuf_addf(why, "%s: the batch holds no output for run %d",
+			  host->name, run_no);
+		infra = true;
+	} else {
+		free(path);
+		path = xstrfmt("%s/%s.stderr", ldir, p->name);
+		num = xstrfmt("%d\n", rc);
+		if (rb_write_file_atomic(path, output, strlen(output)) < 0)
+			goto out;
+		free(path);
+		path = xstrfmt("%s/status", ldir);
+		if (rb_write_file_atomic(path, num, strlen(num)) < 0)
+			goto out;
+		run_outcome(r, p, host, ldir, status, stats, &infra, why);
+	}
+	if (infra) {
+		*status = RUN_INFRA;
+		statset_release(stats);
+	}
+	if (run_end(r, run_id, cdir, ldir, *status, stats, why->buf) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0 && run_id > 0)
+		store_run_finish(r->st, run_id, RUN_INFRA, rb_errmsg(), NULL);
+	free(cdir);
+	free(ldir);
+	free(path);
+	free(num);
+	return ret;
+}
+
 int runner_run(struct runner *r, const struct lab_host *host,
 	       const char *commit, int64_t boot_id, enum run_status *status,
 	       struct statset *stats, struct sbuf *why)
@@ -1003,16 +1095,10 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	r->bad_input = false;
 
 	*status = RUN_INFRA;
-	runner_key(r, host->name, commit, &key);
-	if (!p || check_component("host name", host->name) < 0 ||
-	    store_next_run_no(r->st, &key, &run_no) < 0)
-		return -1;
-	here = transport_host_is_here(host);
-	run_dirs(r, &key, commit, &run_no, &cdir, &ldir);
-	if (rb_mkdir_p(ldir) < 0 ||
-	    store_run_start(r->st, &key, run_no, boot_id, ldir, &run_id) < 0)
+	if (!p || run_begin(r, host, commit, boot_id, &key, &run_no, &cdir,
+			    &ldir, &run_id) < 0)
 		goto out;
-	r->last_run_id = run_id;
+	here = transport_host_is_here(host);
 	if (transport_open(&t, r->lab, host) < 0)
 		goto out;
 	t_open = true;
@@ -1078,11 +1164,7 @@ finish:
 		*status = RUN_INFRA;
 		statset_release(stats);
 	}
-	if (*status == RUN_OK && run_files(cdir, ldir, stats) < 0)
-		goto out;
-	if (store_run_finish(r->st, run_id, *status,
-			     *status == RUN_OK ? NULL : why->buf,
-			     *status == RUN_OK ? stats : NULL) < 0)
+	if (run_end(r, run_id, cdir, ldir, *status, stats, why->buf) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -115,6 +115,16 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	       struct statset *stats, struct sbuf *why);
 
 /*
+ * A run whose payload ran elsewhere (a LAVA batch): output is what it
+ * printed (stdout and stderr), rc its exit status (-1: the batch has no
+ * output for it, an infrastructure failure), cmdline the reproduce
+ * instructions. Parsed, written and stored as runner_run does it.
+ */
+int runner_record(struct runner *r, const struct lab_host *host,
+		  const char *commit, int64_t boot_id, const char *output,
+		  int rc, const char *cmdline, enum run_status *status,
+		  struct statset *stats, struct sbuf *why);
+/*
  * The stress-ng command line for the job on host (binary first, without
  * --yaml), for runs and for the reproduce instructions. help is the
  * host's `stress-ng --help` (NULL: unknown, no checks); an option it does

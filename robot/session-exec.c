@@ -322,8 +322,10 @@ void session_exec_real_stop(struct session_exec_real *x)
 
 		if (w->started)
 			pthread_join(w->th, NULL);
-		if (w->runner_up)
+		if (w->runner_up) {
+			measure_release(&w->m);
 			runner_release(&w->r);
+		}
 		rb_repo_free(w->repo);
 		store_close(w->st);
 	}

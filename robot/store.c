@@ -201,6 +201,26 @@ static const char *const migrations[] = {
 	 * options, another metric or threshold) share their runs */
 	"ALTER TABLE bisections ADD COLUMN range_key TEXT;"
 	"CREATE INDEX bisections_by_range ON bisections(range_key);",
+	/* 5 -> 6: LAVA jobs (lava-exec.c), one per batch: recorded before
+	 * the submit and given the server's id before the robot waits */
+	"CREATE TABLE lava_jobs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  lava_id INTEGER,"
+	"  host TEXT NOT NULL,"
+	"  commit_sha TEXT NOT NULL,"
+	"  job_key TEXT NOT NULL,"
+	"  runs INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('submitting','submitted',"
+	"    'ok','skip','infra','canceled')),"
+	"  boot_id INTEGER REFERENCES boots(id),"
+	"  message TEXT,"
+	"  submitted REAL NOT NULL,"
+	"  finished REAL,"
+	"  bisection_id INTEGER"
+	") STRICT;"
+	"CREATE INDEX lava_jobs_by_commit ON lava_jobs(host, commit_sha,"
+	"  job_key);",
 };
 
 static int store_error(struct store *st, const char *what)
@@ -427,6 +447,123 @@ int store_boot_add(struct store *st, int64_t build_id, const char *host,
 		      " VALUES (?,?,?,?,?,?,?,?,?)",
 		      "nsssiddsn", build_id, host, commit, status, exit_code,
 		      started, finished, log, st->bisection_id);
+}
+
+/* --- LAVA jobs ---------------------------------------------------------- */
+
+void lava_job_rec_release(struct lava_job_rec *j)
+{
+	free(j->name);
+	free(j->state);
+	free(j->message);
+	memset(j, 0, sizeof(*j));
+}
+
+int store_lava_add(struct store *st, const char *name, const char *host,
+		   const char *commit, const char *job_key, int runs,
+		   int64_t *id)
+{
+	return db_run(st->db, id,
+		      "INSERT INTO lava_jobs (name, host, commit_sha, job_key,"
+		      " runs, state, submitted, bisection_id)"
+		      " VALUES (?,?,?,?,?,'submitting',"
+		      " (julianday('now') - 2440587.5) * 86400.0, ?)",
+		      "ssssin", name, host, commit, job_key, runs,
+		      st->bisection_id);
+}
+
+int store_lava_submitted(struct store *st, int64_t id, int64_t lava_id)
+{
+	return db_run(st->db, NULL,
+		      "UPDATE lava_jobs SET lava_id = ?, state = 'submitted'"
+		      " WHERE id = ?",
+		      "II", lava_id, id);
+}
+
+int store_lava_finish(struct store *st, int64_t id, const char *state,
+		      int64_t boot_id, const char *message)
+{
+	return db_run(st->db, NULL,
+		      "UPDATE lava_jobs SET state = ?, boot_id = ?,"
+		      " message = ?,"
+		      " finished = (julianday('now') - 2440587.5) * 86400.0"
+		      " WHERE id = ?",
+		      "snsI", state, boot_id, message, id);
+}
+
+#define LAVA_COLS                                                          \
+	"id, name, COALESCE(lava_id, 0), runs, state, COALESCE(boot_id, 0)," \
+	" message"
+
+static int lava_get(struct store *st, sqlite3_stmt *s, struct lava_job_rec *j)
+{
+	memset(j, 0, sizeof(*j));
+	return db_get(st->db, s, "read lava_jobs", "ISIiSIs", &j->id,
+		      &j->name, &j->lava_id, &j->runs, &j->state, &j->boot_id,
+		      &j->message);
+}
+
+int store_lava_open(struct store *st, const char *host, const char *commit,
+		    const char *job_key, struct lava_job_rec *out)
+{
+	sqlite3_stmt *s;
+
+	/* the newest batch still to wait on, or whose runs are not all
+	 * taken (a run that was not finished gives its output again) */
+	if (db_query(st->db, &s,
+		     "SELECT " LAVA_COLS " FROM lava_jobs j"
+		     " WHERE host = ? AND commit_sha = ? AND job_key = ?"
+		     " AND (state IN ('submitting','submitted') OR"
+		     "  (state = 'ok' AND runs > (SELECT COUNT(*) FROM runs"
+		     "   WHERE runs.boot_id = j.boot_id"
+		     "   AND runs.status IN ('ok','failed','infra'))))"
+		     " ORDER BY id DESC LIMIT 1",
+		     "sss", host, commit, job_key) < 0)
+		return -1;
+	return lava_get(st, s, out);
+}
+
+int store_lava_taken(struct store *st, int64_t boot_id, int *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT COUNT(*) FROM runs WHERE boot_id = ?"
+		     " AND status IN ('ok','failed','infra')",
+		     "I", boot_id) < 0 ||
+	    db_get(st->db, s, "read runs", "i", out) < 0)
+		return -1;
+	return 0;
+}
+
+int store_lava_waiting(struct store *st, int64_t bisection_id,
+		       struct lava_job_rec **out, size_t *n)
+{
+	sqlite3_stmt *s;
+	size_t alloc = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (db_query(st->db, &s,
+		     "SELECT " LAVA_COLS " FROM lava_jobs"
+		     " WHERE state IN ('submitting','submitted')"
+		     " AND (?1 = 0 OR bisection_id = ?1) ORDER BY id",
+		     "I", bisection_id) < 0)
+		return -1;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct lava_job_rec *j;
+
+		RB_ALLOC_GROW(*out, *n + 1, alloc);
+		j = &(*out)[(*n)++];
+		memset(j, 0, sizeof(*j));
+		db_cols(s, "ISIiSIs", &j->id, &j->name, &j->lava_id, &j->runs,
+			&j->state, &j->boot_id, &j->message);
+	}
+	sqlite3_finalize(s);
+	if (r != SQLITE_DONE)
+		return db_error(st->db, "read lava_jobs");
+	return 0;
 }
 
 int store_next_run_no(struct store *st, const struct run_key *key, int *out)

@@ -105,6 +105,41 @@ int store_run_start(struct store *st, const struct run_key *key, int run_no,
 		    int64_t boot_id, const char *result_dir, int64_t *id);
 int store_run_finish(struct store *st, int64_t run_id, enum run_status status,
 		     const char *message, const struct statset *samples);
+/*
+ * LAVA jobs (lava-exec.c): one per batch (a boot and its runs) of a slot
+ * host. A row is added ("submitting", with the unique job name sent)
+ * before the submit, gets the server's id ("submitted") before the robot
+ * waits on it, and ends "ok" (its boot row, whose runs take its outputs
+ * in order), "skip" (the kernel did not boot), "infra" or "canceled".
+ */
+struct lava_job_rec {
+	int64_t id;
+	char *name;
+	int64_t lava_id; /* 0: not known yet */
+	int runs;
+	char *state;
+	int64_t boot_id; /* 0: none yet */
+	char *message;
+};
+void lava_job_rec_release(struct lava_job_rec *j);
+int store_lava_add(struct store *st, const char *name, const char *host,
+		   const char *commit, const char *job_key, int runs,
+		   int64_t *id);
+int store_lava_submitted(struct store *st, int64_t id, int64_t lava_id);
+int store_lava_finish(struct store *st, int64_t id, const char *state,
+		      int64_t boot_id, const char *message);
+/*
+ * The newest batch of host, commit and job that is still to wait on or
+ * has outputs left: 1 found, 0 none, -1 error.
+ */
+int store_lava_open(struct store *st, const char *host, const char *commit,
+		    const char *job_key, struct lava_job_rec *out);
+/* How many of a batch's outputs runs took (finished runs of the boot). */
+int store_lava_taken(struct store *st, int64_t boot_id, int *out);
+/* The jobs still queued or running (of a bisection; 0: all), malloc'd. */
+int store_lava_waiting(struct store *st, int64_t bisection_id,
+		       struct lava_job_rec **out, size_t *n);
+
 /* The first free run number (0..) for a key, like lkp's result roots. */
 int store_next_run_no(struct store *st, const struct run_key *key, int *out);
 

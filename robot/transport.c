@@ -8,10 +8,11 @@
 #include "transport.h"
 
 /* The one table: a name and its ops, in the same order. */
-const char *const transport_names[] = { "ssh", "local", NULL };
+const char *const transport_names[] = { "ssh", "local", "lava", NULL };
 static const struct transport_ops *const transports[] = {
 	&transport_ssh_ops,
 	&transport_local_ops,
+	&transport_lava_ops,
 };
 _Static_assert(RB_ARRAY_SIZE(transport_names) == RB_ARRAY_SIZE(transports) + 1,
 	       "a name for each transport");
@@ -32,6 +33,14 @@ bool transport_host_is_here(const struct lab_host *host)
 		host->transport ? host->transport : transport_names[0]);
 
 	return ops && ops->here;
+}
+
+bool transport_host_is_lava(const struct lab_host *host)
+{
+	const struct transport_ops *ops = transport_find(
+		host->transport ? host->transport : transport_names[0]);
+
+	return ops && ops->batch;
 }
 
 int transport_open(struct transport *t, const struct lab *lab,

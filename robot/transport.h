@@ -62,6 +62,12 @@ struct transport_ops {
 	 * directory directly (nothing to fetch, no ssh destination).
 	 */
 	bool here;
+	/*
+	 * The host is a slot of a lab engine's pool (LAVA): it runs whole
+	 * batches (boot and runs, lava-exec.c), never single commands; run
+	 * and fetch are not there.
+	 */
+	bool batch;
 	int (*init)(struct transport *t, const struct lab *lab,
 		    const struct lab_host *host);
 	/*
@@ -95,6 +101,7 @@ struct transport {
 
 extern const struct transport_ops transport_local_ops;
 extern const struct transport_ops transport_ssh_ops;
+extern const struct transport_ops transport_lava_ops;
 
 /*
  * The transports' names, NULL-terminated, the first one the default (the
@@ -106,6 +113,8 @@ const struct transport_ops *transport_find(const char *name);
 /* Does the host's transport run on the robot's machine? */
 bool transport_host_is_here(const struct lab_host *host);
 
+/* Is the host a slot of the lab's LAVA pool? */
+bool transport_host_is_lava(const struct lab_host *host);
 /* Set up t for host of lab (t->ops from host->transport). 0 or -1. */
 int transport_open(struct transport *t, const struct lab *lab,
 		   const struct lab_host *host);

@@ -159,8 +159,10 @@ int cmd_run(int argc, char **argv)
 fail:
 	rb_error_print();
 out:
-	if (runner_up)
+	if (runner_up) {
+		measure_release(&m);
 		runner_release(&r);
+	}
 	statset_release(&stats);
 	sbuf_release(&why);
 	ctx_close(&c);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef ROBOT_LAVA_EXEC_H
+#define ROBOT_LAVA_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lab;
+struct measure;
+struct measure_result;
+struct sbuf;
+struct statset;
+struct store;
+
+/*
+ * LAVA slots behind the one measure path: a host of `transport: lava` is
+ * one device of the lab's lava: pool at a time. measure_once hands it the
+ * boot and the run of a built commit (lava_measure):
+ *
+ *   batch   one LAVA job boots the commit's kernel with the box's initrd
+ *           plus a small cpio of the batch (/etc/rc.box runs the payload
+ *           runs_per_job times between "robot-run: begin N" and
+ *           "robot-run: end N status RC" lines on the console, then
+ *           "robot-run: done"); its row in the store (lava_jobs) is
+ *           written before the submit and gets the server's id before
+ *           the robot waits on it
+ *   wait    the job is polled until it is Finished; a server that does
+ *           not answer is waited for (up to the lab's job_timeout), a
+ *           stop request leaves the job to a later robot, which finds it
+ *           in the store and waits on it again (never a second submit)
+ *   verdict Complete: the console is kept in WORKDIR/lava/<id>.console
+ *           and each run of the commit on the host takes the next output
+ *           of the batch (runner_record: the same parse, files and store
+ *           rows as an ssh run); the outputs spent, the next run submits
+ *           another batch. Incomplete with a kernel that panicked or
+ *           never reached the box's userland (error_type Job, Test or
+ *           LAVATimeout) is a skip (exit 125's meaning); anything else
+ *           (Infrastructure, Bug, Configuration, Canceled, a refused
+ *           submit) is an infrastructure failure, never a verdict.
+ *
+ * A batch's leftover outputs stay for later runs of the same commit on
+ * the same slot (a resumed bisection uses them).
+ */
+struct lava_slot;
+
+/* Boot and run commit on m's LAVA slot (measure.h's stages BOOT, RUN). */
+int lava_measure(struct measure *m, const char *commit,
+		 struct measure_result *res, struct statset *stats,
+		 struct sbuf *why);
+void lava_slot_free(struct lava_slot *s);
+
+/*
+ * Cancel the LAVA jobs of a bisection (0: all of the store) that are
+ * still queued or running, and mark them canceled; *n how many. 0 or -1.
+ */
+int lava_cancel_waiting(const struct lab *lab, struct store *st,
+			int64_t bisection_id, size_t *n);
+
+#endif
