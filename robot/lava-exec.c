@@ -86,24 +86,24 @@ static void add_sysctl(struct sbuf *sb, const char *line)
  * instructions. -1 with a message when the box cannot give the job what
  * it needs.
  */
-static int batch_script(const struct runner *r, const struct lab_host *host,
+static int batch_script(const struct job *job, const struct lab_host *host,
 			long runs, struct sbuf *sb, struct sbuf *cmdline)
 {
-	const struct payload_ops *p = payload_find(r->job->payload);
+	const struct payload_ops *p = payload_find(job->payload);
 	struct payload_setup setup = PAYLOAD_SETUP_INIT;
 	struct svec argv = SVEC_INIT;
 	size_t i;
 	int ret = -1;
 
 	if (!p)
-		return rb_error("unknown payload '%s'", r->job->payload);
-	if ((p->setup && p->setup(r->job, host, &setup) < 0) ||
-	    p->argv(r->job, host, NULL, &argv, NULL) < 0)
+		return rb_error("unknown payload '%s'", job->payload);
+	if ((p->setup && p->setup(job, host, &setup) < 0) ||
+	    p->argv(job, host, NULL, &argv, NULL) < 0)
 		goto out;
 	if (setup.user || setup.dev) {
 		rb_error("host '%s' (a LAVA slot) cannot set '%s' up as lkp "
 			 "does: its box has no %s",
-			 host->name, r->job->path_params,
+			 host->name, job->path_params,
 			 setup.user ? "unprivileged user" : "spare disk");
 		goto out;
 	}
@@ -148,6 +148,16 @@ static int batch_script(const struct runner *r, const struct lab_host *host,
 out:
 	payload_setup_release(&setup);
 	svec_clear(&argv);
+	return ret;
+}
+
+int lava_check_job(const struct job *job, const struct lab_host *host)
+{
+	struct sbuf script = SBUF_INIT, cmdline = SBUF_INIT;
+	int ret = batch_script(job, host, 1, &script, &cmdline);
+
+	sbuf_release(&script);
+	sbuf_release(&cmdline);
 	return ret;
 }
 
@@ -399,7 +409,8 @@ static int batch_definition(struct batch *b, char **def, struct sbuf *cmdline)
 			 lab->lava.kernel_image, art);
 		goto out;
 	}
-	if (batch_script(b->m->r, b->m->host, lab->lava.runs_per_job, &script,
+	if (batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
+			 &script,
 			 cmdline) < 0 ||
 	    batch_initrd(lab, script.buf, &initrd) < 0)
 		goto out;
@@ -694,7 +705,7 @@ static int take_run(struct batch *b, struct measure_result *res,
 	res->stage = MEASURE_RUN;
 	if (store_lava_taken(b->m->r->st, b->rec.boot_id, &taken) < 0 ||
 	    rb_read_file(path, &console, NULL) < 0 ||
-	    batch_script(b->m->r, b->m->host, 1, &script, &cmdline) < 0)
+	    batch_script(b->m->r->job, b->m->host, 1, &script, &cmdline) < 0)
 		goto out;
 	if (!run_output(console, taken, &text, &rc))
 		rc = -1; /* a Complete job without this run's lines */

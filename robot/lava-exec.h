@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct job;
 struct lab;
+struct lab_host;
 struct measure;
 struct measure_result;
 struct sbuf;
@@ -48,6 +50,12 @@ int lava_measure(struct measure *m, const char *commit,
 		 struct measure_result *res, struct statset *stats,
 		 struct sbuf *why);
 void lava_slot_free(struct lava_slot *s);
+
+/*
+ * Can a slot's box run the (resolved) job? -1 with one line when its
+ * setup needs what a batch cannot give (an unprivileged user, a disk).
+ */
+int lava_check_job(const struct job *job, const struct lab_host *host);
 
 /*
  * Cancel the LAVA jobs of a bisection (0: all of the store) that are

@@ -14,6 +14,7 @@
 #include "../robot.h"
 #include "../bisection.h"
 #include "../context.h"
+#include "../lava-exec.h"
 #include "../repo.h"
 #include "../reporting.h"
 #include "../runner.h"
@@ -369,6 +370,19 @@ static int do_reset(int argc, char **argv)
 		if (!u)
 			rb_error("no bisection %ld in '%s'", id, lab.workdir);
 		goto fail;
+	}
+	/* its LAVA jobs still queued or running go first: a server that
+	 * does not answer keeps the bisection for another reset */
+	if (lab.lava.url) {
+		size_t n;
+
+		if (lava_cancel_waiting(&lab, st, id, &n) < 0) {
+			rb_error("bisection %ld kept: %s", id, rb_errmsg());
+			goto fail;
+		}
+		if (n)
+			printf("%zu LAVA job%s canceled\n", n,
+			       n == 1 ? "" : "s");
 	}
 	if (store_bisection_delete(st, id) < 0)
 		goto fail;

@@ -5,6 +5,7 @@
 #include "../robot.h"
 #include "../job.h"
 #include "../lab.h"
+#include "../lava-exec.h"
 #include "../lava.h"
 #include "../payload.h"
 #include "../runner.h"
@@ -124,6 +125,37 @@ out:
 	sbuf_release(&why);
 }
 
+/*
+ * A LAVA slot: reachable when the pool answered (check_lava), its nproc
+ * the lab's nr_cpu, each job's batch buildable for its box.
+ */
+static void probe_lava(const struct lab_host *h, bool pool_ok,
+		       const struct job_list *jobs, struct row *r)
+{
+	size_t i;
+
+	r->nproc = h->nr_cpu ? h->nr_cpu : -1;
+	r->payload = -1;
+	if (!pool_ok) {
+		r->msg = xstrdup("the LAVA pool did not answer (see above)");
+		return;
+	}
+	r->reachable = true;
+	for (i = 0; jobs && i < jobs->nr; i++) {
+		struct job *j = job_copy(jobs->v[i]);
+		int bad = job_resolve(j, h->nr_cpu > 0 ? h->nr_cpu : 1) < 0 ||
+			  lava_check_job(j, h) < 0;
+
+		job_free(j);
+		if (bad) {
+			r->payload = 0;
+			r->msg = xstrdup(rb_errmsg());
+			return;
+		}
+	}
+	r->msg = xstrdup("a slot of the LAVA pool");
+}
+
 static void probe(const struct lab *lab, const struct lab_host *h,
 		  const struct job_list *jobs, struct row *r)
 {
@@ -199,6 +231,17 @@ static void print_row(size_t wh, size_t wt, const char *host,
 	sbuf_release(&sb);
 }
 
+/* Every host a LAVA slot: LAVA boots, the boot hook has no use. */
+static bool all_lava(const struct lab *lab)
+{
+	size_t i;
+
+	for (i = 0; i < lab->nr_hosts; i++)
+		if (!transport_host_is_lava(&lab->hosts[i]))
+			return false;
+	return lab->nr_hosts > 0;
+}
+
 #define LAB_OPT(f) offsetof(struct lab_check_opts, f)
 const struct rb_opt_spec lab_opts[] = {
 	RB_OPT_LAB(LAB_OPT(lab)),
@@ -237,7 +280,7 @@ static int lab_check(int argc, char **argv)
 	struct lab lab;
 	struct row *rows;
 	size_t i, wh = 4, wt = 9;
-	bool lab_up = false;
+	bool lab_up = false, pool_ok = false;
 	int ret = RB_EXIT_OK;
 
 	ret = rb_opts_parse("lab", lab_opts, argc - 1, argv + 1, &o, NULL);
@@ -255,14 +298,14 @@ static int lab_check(int argc, char **argv)
 	lab_up = true;
 	if (!check_hook("build", lab.hooks.build))
 		ret = RB_EXIT_FAIL;
-	if (!check_hook("boot", lab.hooks.boot))
+	if (!all_lava(&lab) && !check_hook("boot", lab.hooks.boot))
 		ret = RB_EXIT_FAIL;
 	if (lab.ssh_config && !rb_file_exists(lab.ssh_config)) {
 		rb_error("ssh_config '%s' is missing", lab.ssh_config);
 		rb_error_print();
 		ret = RB_EXIT_FAIL;
 	}
-	if (lab.lava.url && !check_lava(&lab.lava))
+	if (lab.lava.url && !(pool_ok = check_lava(&lab.lava)))
 		ret = RB_EXIT_FAIL;
 	if (!lab.nr_hosts) {
 		rb_error("'%s' lists no hosts", o.lab);
@@ -274,7 +317,12 @@ static int lab_check(int argc, char **argv)
 	for (i = 0; i < lab.nr_hosts; i++) {
 		rows[i].host = lab.hosts[i].name;
 		rows[i].transport = lab.hosts[i].transport;
-		probe(&lab, &lab.hosts[i], o.job ? &jobs : NULL, &rows[i]);
+		if (transport_host_is_lava(&lab.hosts[i]))
+			probe_lava(&lab.hosts[i], pool_ok,
+				   o.job ? &jobs : NULL, &rows[i]);
+		else
+			probe(&lab, &lab.hosts[i], o.job ? &jobs : NULL,
+			      &rows[i]);
 		if (!rows[i].reachable || rows[i].payload == 0)
 			ret = RB_EXIT_FAIL;
 		wh = RB_MAX(wh, strlen(rows[i].host));
