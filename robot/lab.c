@@ -728,6 +728,12 @@ static int lava_hosts(struct lab *lab, const struct ynode *hosts)
 					   "host '%s' is a LAVA slot but "
 					   "lava: has no initrd:",
 					   h->name);
+		if (!h->nr_cpu)
+			return ynode_error(lab->file, hosts->vals[i],
+					   "host '%s' is a LAVA slot: give "
+					   "its devices' nr_cpu (nproc cannot "
+					   "be asked before a job boots one)",
+					   h->name);
 		if (h->hdd_partitions.nr || h->ssd_partitions.nr)
 			return ynode_error(lab->file, hosts->vals[i],
 					   "host '%s': a LAVA slot has no "
