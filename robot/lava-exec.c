@@ -80,13 +80,7 @@ static void add_sysctl(struct sbuf *sb, const char *line)
 	free(key);
 }
 
-/*
- * The box's /etc/rc.box for a batch of the job: its runs between marker
- * lines, every word of the payload quoted. cmdline gets the reproduce
- * instructions. -1 with a message when the box cannot give the job what
- * it needs.
- */
-static int batch_script(const struct job *job, const struct lab_host *host,
+int lava_batch_script(const struct job *job, const struct lab_host *host,
 			long runs, struct sbuf *sb, struct sbuf *cmdline)
 {
 	const struct payload_ops *p = payload_find(job->payload);
@@ -154,7 +148,7 @@ out:
 int lava_check_job(const struct job *job, const struct lab_host *host)
 {
 	struct sbuf script = SBUF_INIT, cmdline = SBUF_INIT;
-	int ret = batch_script(job, host, 1, &script, &cmdline);
+	int ret = lava_batch_script(job, host, 1, &script, &cmdline);
 
 	sbuf_release(&script);
 	sbuf_release(&cmdline);
@@ -180,8 +174,7 @@ static void cpio_entry(struct sbuf *sb, const char *name, unsigned mode,
 		sbuf_addch(sb, '\0');
 }
 
-/* The batch's own files, appended to the box's initrd. */
-static void batch_cpio(const char *script, struct sbuf *sb)
+void lava_batch_cpio(const char *script, struct sbuf *sb)
 {
 	static const char inittab[] = "::sysinit:/etc/rc.box\n"
 				      "ttyS0::respawn:/bin/sh -l\n"
@@ -236,7 +229,7 @@ static int batch_initrd(const struct lab *lab, const char *script,
 		ret = 0;
 		goto out;
 	}
-	batch_cpio(script, &cpio);
+	lava_batch_cpio(script, &cpio);
 	tmp = xstrfmt("%s.tmp.%ld", *out, (long)getpid());
 	if (rb_mkdir_p(dir) < 0 || rb_copy_file(lab->lava.initrd, tmp) < 0)
 		goto out;
@@ -409,7 +402,7 @@ static int batch_definition(struct batch *b, char **def, struct sbuf *cmdline)
 			 lab->lava.kernel_image, art);
 		goto out;
 	}
-	if (batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
+	if (lava_batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
 			 &script,
 			 cmdline) < 0 ||
 	    batch_initrd(lab, script.buf, &initrd) < 0)
@@ -655,8 +648,7 @@ static int wait_job(struct batch *b, struct sbuf *why)
 	}
 }
 
-/* Output n of a console: its text and status; false when it has none. */
-static bool run_output(const char *console, int n, struct sbuf *text,
+bool lava_run_output(const char *console, int n, struct sbuf *text,
 		       int *rc)
 {
 	char begin[48], end[48];
@@ -705,9 +697,10 @@ static int take_run(struct batch *b, struct measure_result *res,
 	res->stage = MEASURE_RUN;
 	if (store_lava_taken(b->m->r->st, b->rec.boot_id, &taken) < 0 ||
 	    rb_read_file(path, &console, NULL) < 0 ||
-	    batch_script(b->m->r->job, b->m->host, 1, &script, &cmdline) < 0)
+	    lava_batch_script(b->m->r->job, b->m->host, 1, &script,
+			      &cmdline) < 0)
 		goto out;
-	if (!run_output(console, taken, &text, &rc))
+	if (!lava_run_output(console, taken, &text, &rc))
 		rc = -1; /* a Complete job without this run's lines */
 	if (runner_record(b->m->r, b->m->host, b->commit, b->rec.boot_id,
 			  text.buf, rc, cmdline.buf, &rs, stats, why) < 0)

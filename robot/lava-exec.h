@@ -2,6 +2,7 @@
 #ifndef ROBOT_LAVA_EXEC_H
 #define ROBOT_LAVA_EXEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,22 @@ void lava_slot_free(struct lava_slot *s);
  * setup needs what a batch cannot give (an unprivileged user, a disk).
  */
 int lava_check_job(const struct job *job, const struct lab_host *host);
+
+/*
+ * The pieces of a batch (exposed to tests). lava_batch_script: the box's
+ * /etc/rc.box for runs runs of the (resolved) job, between marker lines,
+ * every word of the payload quoted for the shell; cmdline gets the
+ * reproduce instructions; -1 with a message when the box cannot give the
+ * job its setup. lava_batch_cpio: the newc archive of the batch's files
+ * (rc.box, inittab, profile), appended to the box's initrd.
+ * lava_run_output: run n's lines of a console and its exit status
+ * (false when the console has no whole output of run n).
+ */
+int lava_batch_script(const struct job *job, const struct lab_host *host,
+		      long runs, struct sbuf *sb, struct sbuf *cmdline);
+void lava_batch_cpio(const char *script, struct sbuf *sb);
+bool lava_run_output(const char *console, int n, struct sbuf *text,
+		     int *rc);
 
 /*
  * Cancel the LAVA jobs of a bisection (0: all of the store) that are

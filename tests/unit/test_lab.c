@@ -4,6 +4,7 @@
 
 #include "robot.h"
 #include "lab.h"
+#include "transport.h"
 #include "sbuf.h"
 
 /* The lab file of issue 2, item 6, with the optional keys added. */
@@ -296,6 +297,31 @@ Test(lab, errors_with_line_and_column)
 		{ "lava:\n  url: http://l\n  device_type: qemu\n"
 		  "  artifact_url: file:///a\n  token: abc\n",
 		  "lab.yaml:5:3: unknown key 'token' in lava" },
+		{ "hosts:\n  - name: s1\n    transport: lava\n    nr_cpu: 1\n",
+		  "lab.yaml:2:5: host 's1' is a LAVA slot but the lab has no "
+		  "lava: section" },
+		{ "hosts:\n  - name: s1\n    transport: lava\n    nr_cpu: 1\n"
+		  "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n",
+		  "lab.yaml:2:5: host 's1' is a LAVA slot but lava: has no "
+		  "initrd:" },
+		{ "hosts:\n  - name: s1\n    transport: lava\n"
+		  "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n  initrd: box.cpio\n",
+		  "lab.yaml:2:5: host 's1' is a LAVA slot: give its devices' "
+		  "nr_cpu (nproc cannot be asked before a job boots one)" },
+		{ "hosts:\n  - name: s1\n    transport: lava\n    nr_cpu: 1\n"
+		  "    hdd_partitions: [/dev/vdb]\n"
+		  "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n  initrd: box.cpio\n",
+		  "lab.yaml:2:5: host 's1': a LAVA slot has no partitions of "
+		  "its own (the pool's devices do)" },
+		{ "lava:\n  url: http://l\n  device_type: qemu\n"
+		  "  artifact_url: file:///a\n  runs_per_job: 0\n",
+		  "lab.yaml:5:17: runs_per_job '0' is not 1-100" },
+		{ "hosts:\n  - name: s1\n    transport: lavaa\n",
+		  "lab.yaml:3:16: 'lavaa' is not one of ssh, local, lava "
+		  "(did you mean 'lava'?)" },
 	};
 	size_t i;
 
@@ -334,6 +360,30 @@ Test(lab, lava_section)
 	cr_expect_eq(lab.lava.action_timeout, 1200);
 	cr_expect_str_eq(ynode_map_get(lab.lava.context, "arch")->str,
 			 "x86_64");
+	/* the batch's defaults */
+	cr_expect_null(lab.lava.initrd);
+	cr_expect_str_eq(lab.lava.kernel_image, "bzImage");
+	cr_expect_str_eq(lab.lava.kernel_args,
+			 "console=ttyS0,115200 rdinit=/init");
+	cr_expect_eq(lab.lava.runs_per_job, 3);
+	lab_release(&lab);
+	/* slots of the pool: no ssh destination, the initrd made absolute */
+	load(&lab, "hosts:\n"
+		   "  - name: slot1\n"
+		   "    transport: lava\n"
+		   "    nr_cpu: 2\n"
+		   "lava:\n"
+		   "  url: http://127.0.0.1:8000\n"
+		   "  token_env: LAVA_TOKEN\n"
+		   "  device_type: qemu\n"
+		   "  artifact_url: http://files.lab/artifacts/\n"
+		   "  initrd: boxes/initrd.cpio\n"
+		   "  runs_per_job: 5\n");
+	cr_expect(transport_host_is_lava(&lab.hosts[0]));
+	cr_expect(!transport_host_is_here(&lab.hosts[0]));
+	cr_expect_null(lab.hosts[0].ssh);
+	cr_expect_str_eq(lab.lava.initrd, "/labs/one/boxes/initrd.cpio");
+	cr_expect_eq(lab.lava.runs_per_job, 5);
 	lab_release(&lab);
 	/* no section: no server */
 	load(&lab, "workdir: w\n");
