@@ -81,7 +81,7 @@ static void add_sysctl(struct sbuf *sb, const char *line)
 }
 
 int lava_batch_script(const struct job *job, const struct lab_host *host,
-			long runs, struct sbuf *sb, struct sbuf *cmdline)
+		      long runs, struct sbuf *sb, struct sbuf *cmdline)
 {
 	const struct payload_ops *p = payload_find(job->payload);
 	struct payload_setup setup = PAYLOAD_SETUP_INIT;
@@ -124,8 +124,9 @@ int lava_batch_script(const struct job *job, const struct lab_host *host,
 		sbuf_add_shell_quoted(sb, setup.dir);
 		sbuf_addch(sb, '\n');
 	}
-	sbuf_addf(sb, "i=0\nwhile [ $i -lt %ld ]; do\n"
-		      "\techo \"robot-run: begin $i\"\n\t",
+	sbuf_addf(sb,
+		  "i=0\nwhile [ $i -lt %ld ]; do\n"
+		  "\techo \"robot-run: begin $i\"\n\t",
 		  runs);
 	for (i = 0; i < argv.nr; i++) {
 		if (i)
@@ -179,8 +180,9 @@ void lava_batch_cpio(const char *script, struct sbuf *sb)
 	static const char inittab[] = "::sysinit:/etc/rc.box\n"
 				      "ttyS0::respawn:/bin/sh -l\n"
 				      "::restart:/sbin/init\n";
-	static const char profile[] = "export PS1='" BOX_PROMPT "'\n"
-				      "export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n";
+	static const char profile[] =
+		"export PS1='" BOX_PROMPT "'\n"
+		"export PATH=/usr/sbin:/usr/bin:/sbin:/bin\n";
 
 	cpio_entry(sb, "etc/rc.box", 0100755, script, strlen(script));
 	cpio_entry(sb, "etc/inittab", 0100644, inittab, strlen(inittab));
@@ -204,8 +206,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
  * batch appended (named by both, so every commit's batch of one job
  * shares it). Its path in *out.
  */
-static int batch_initrd(const struct lab *lab, const char *script,
-			char **out)
+static int batch_initrd(const struct lab *lab, const char *script, char **out)
 {
 	struct sbuf cpio = SBUF_INIT;
 	struct stat st;
@@ -234,8 +235,8 @@ static int batch_initrd(const struct lab *lab, const char *script,
 	if (rb_mkdir_p(dir) < 0 || rb_copy_file(lab->lava.initrd, tmp) < 0)
 		goto out;
 	f = fopen(tmp, "ab");
-	if (!f || fwrite(cpio.buf, 1, cpio.len, f) != cpio.len ||
-	    fflush(f) || fsync(fileno(f))) {
+	if (!f || fwrite(cpio.buf, 1, cpio.len, f) != cpio.len || fflush(f) ||
+	    fsync(fileno(f))) {
 		rb_error("cannot write '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -328,17 +329,17 @@ static char *definition(const struct lab *lab, const char *name,
 	images = json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "kernel", "image_arg",
 			   args, "url", kernel_url, "initrd", "image_arg",
 			   "-initrd {initrd}", "url", initrd_url);
-	d = json_pack(
-		"{s:s,s:s,s:{s:o,s:o,s:{s:I}},s:s,s:{s:s,s:s,s:s},"
-		"s:[{s:{s:s,s:o}},{s:{s:s,s:s,s:[s],s:o}}]}",
-		"device_type", lv->device_type, "job_name", name, "timeouts",
-		"job", seconds(lv->job_timeout), "action",
-		seconds(lv->action_timeout), "connection", "seconds",
-		(json_int_t)120, "visibility", "public", "metadata",
-		"robot.commit", commit, "robot.host", host->name,
-		"robot.job", path_params, "actions", "deploy", "to", "tmpfs",
-		"images", images, "boot", "method", "qemu", "media", "tmpfs",
-		"prompts", BOX_PROMPT, "timeout", seconds(lv->action_timeout));
+	d = json_pack("{s:s,s:s,s:{s:o,s:o,s:{s:I}},s:s,s:{s:s,s:s,s:s},"
+		      "s:[{s:{s:s,s:o}},{s:{s:s,s:s,s:[s],s:o}}]}",
+		      "device_type", lv->device_type, "job_name", name,
+		      "timeouts", "job", seconds(lv->job_timeout), "action",
+		      seconds(lv->action_timeout), "connection", "seconds",
+		      (json_int_t)120, "visibility", "public", "metadata",
+		      "robot.commit", commit, "robot.host", host->name,
+		      "robot.job", path_params, "actions", "deploy", "to",
+		      "tmpfs", "images", images, "boot", "method", "qemu",
+		      "media", "tmpfs", "prompts", BOX_PROMPT, "timeout",
+		      seconds(lv->action_timeout));
 	if (!d)
 		rb_die("out of memory building a LAVA job");
 	if (rb_parse_long(lv->priority, &prio) == 0)
@@ -354,8 +355,7 @@ static char *definition(const struct lab *lab, const char *name,
 	if (lv->tags.nr) {
 		tags = json_array();
 		for (i = 0; i < lv->tags.nr; i++)
-			json_array_append_new(tags,
-					      json_string(lv->tags.v[i]));
+			json_array_append_new(tags, json_string(lv->tags.v[i]));
 		json_object_set_new(d, "tags", tags);
 	}
 	text = json_dumps(d, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
@@ -403,8 +403,7 @@ static int batch_definition(struct batch *b, char **def, struct sbuf *cmdline)
 		goto out;
 	}
 	if (lava_batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
-			 &script,
-			 cmdline) < 0 ||
+			      &script, cmdline) < 0 ||
 	    batch_initrd(lab, script.buf, &initrd) < 0)
 		goto out;
 	ku = artifact_url(lab, kernel);
@@ -506,8 +505,8 @@ static int new_batch(struct batch *b, struct sbuf *why)
 	int64_t id;
 	int ret;
 
-	name = xstrfmt("robot %s %.12s %ld.%ld.%u", b->m->host->name,
-		       b->commit, (long)getpid(), (long)(rb_now() * 1000),
+	name = xstrfmt("robot %s %.12s %ld.%ld.%u", b->m->host->name, b->commit,
+		       (long)getpid(), (long)(rb_now() * 1000),
 		       __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 	ret = store_lava_add(b->m->r->st, name, b->m->host->name, b->commit,
 			     b->key, (int)lab_of(b)->lava.runs_per_job, &id);
@@ -536,8 +535,7 @@ static bool kernel_failed(const char *console)
  * The finished job's verdict into the store: "ok" with its boot row and
  * console, "skip" or "infra" with the reason.
  */
-static int finish(struct batch *b, const struct lava_job *lj,
-		  struct sbuf *why)
+static int finish(struct batch *b, const struct lava_job *lj, struct sbuf *why)
 {
 	const struct lab *lab = lab_of(b);
 	struct store *st = b->m->r->st;
@@ -580,8 +578,8 @@ static int finish(struct batch *b, const struct lava_job *lj,
 	if (rb_mkdir_p(dir) < 0 ||
 	    rb_write_file_atomic(path, console.buf, console.len) < 0 ||
 	    store_boot_add(st, 0, b->m->host->name, b->commit, state,
-			   !strcmp(state, "skip") ? 125 : 0, rb_now(),
-			   rb_now(), path, &boot_id) < 0 ||
+			   !strcmp(state, "skip") ? 125 : 0, rb_now(), rb_now(),
+			   path, &boot_id) < 0 ||
 	    store_lava_finish(st, b->rec.id, state,
 			      strcmp(state, "ok") ? 0 : boot_id,
 			      msg.len ? msg.buf : NULL) < 0)
@@ -613,8 +611,9 @@ static int wait_job(struct batch *b, struct sbuf *why)
 
 	for (;;) {
 		if (rb_stop_requested()) {
-			sbuf_addf(why, "%s: stopped while LAVA job %ld runs "
-				       "(the next robot waits on it)",
+			sbuf_addf(why,
+				  "%s: stopped while LAVA job %ld runs "
+				  "(the next robot waits on it)",
 				  b->m->host->name, (long)b->rec.lava_id);
 			return 1;
 		}
@@ -648,8 +647,7 @@ static int wait_job(struct batch *b, struct sbuf *why)
 	}
 }
 
-bool lava_run_output(const char *console, int n, struct sbuf *text,
-		       int *rc)
+bool lava_run_output(const char *console, int n, struct sbuf *text, int *rc)
 {
 	char begin[48], end[48];
 	const char *p = console, *line;
@@ -657,8 +655,7 @@ bool lava_run_output(const char *console, int n, struct sbuf *text,
 	bool in = false;
 
 	snprintf(begin, sizeof(begin), "robot-run: begin %d", n);
-	el = (size_t)snprintf(end, sizeof(end), "robot-run: end %d status ",
-			      n);
+	el = (size_t)snprintf(end, sizeof(end), "robot-run: end %d status ", n);
 	sbuf_reset(text);
 	while (rb_next_line(&p, &line, &len)) {
 		while (len && line[len - 1] == '\r')
@@ -697,8 +694,8 @@ static int take_run(struct batch *b, struct measure_result *res,
 	res->stage = MEASURE_RUN;
 	if (store_lava_taken(b->m->r->st, b->rec.boot_id, &taken) < 0 ||
 	    rb_read_file(path, &console, NULL) < 0 ||
-	    lava_batch_script(b->m->r->job, b->m->host, 1, &script,
-			      &cmdline) < 0)
+	    lava_batch_script(b->m->r->job, b->m->host, 1, &script, &cmdline) <
+		    0)
 		goto out;
 	if (!lava_run_output(console, taken, &text, &rc))
 		rc = -1; /* a Complete job without this run's lines */

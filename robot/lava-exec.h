@@ -71,8 +71,7 @@ int lava_check_job(const struct job *job, const struct lab_host *host);
 int lava_batch_script(const struct job *job, const struct lab_host *host,
 		      long runs, struct sbuf *sb, struct sbuf *cmdline);
 void lava_batch_cpio(const char *script, struct sbuf *sb);
-bool lava_run_output(const char *console, int n, struct sbuf *text,
-		     int *rc);
+bool lava_run_output(const char *console, int n, struct sbuf *text, int *rc);
 
 /*
  * Cancel the LAVA jobs of a bisection (0: all of the store) that are

@@ -491,15 +491,15 @@ int store_lava_finish(struct store *st, int64_t id, const char *state,
 		      "snsI", state, boot_id, message, id);
 }
 
-#define LAVA_COLS                                                          \
+#define LAVA_COLS                                                            \
 	"id, name, COALESCE(lava_id, 0), runs, state, COALESCE(boot_id, 0)," \
 	" message"
 
 static int lava_get(struct store *st, sqlite3_stmt *s, struct lava_job_rec *j)
 {
 	memset(j, 0, sizeof(*j));
-	return db_get(st->db, s, "read lava_jobs", "ISIiSIs", &j->id,
-		      &j->name, &j->lava_id, &j->runs, &j->state, &j->boot_id,
+	return db_get(st->db, s, "read lava_jobs", "ISIiSIs", &j->id, &j->name,
+		      &j->lava_id, &j->runs, &j->state, &j->boot_id,
 		      &j->message);
 }
 

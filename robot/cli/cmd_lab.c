@@ -318,8 +318,8 @@ static int lab_check(int argc, char **argv)
 		rows[i].host = lab.hosts[i].name;
 		rows[i].transport = lab.hosts[i].transport;
 		if (transport_host_is_lava(&lab.hosts[i]))
-			probe_lava(&lab.hosts[i], pool_ok,
-				   o.job ? &jobs : NULL, &rows[i]);
+			probe_lava(&lab.hosts[i], pool_ok, o.job ? &jobs : NULL,
+				   &rows[i]);
 		else
 			probe(&lab, &lab.hosts[i], o.job ? &jobs : NULL,
 			      &rows[i]);

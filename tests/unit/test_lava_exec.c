@@ -172,19 +172,18 @@ Test(lava_exec, cpio_is_newc)
 
 Test(lava_exec, console_runs)
 {
-	const char *console =
-		"[    0.000000] Linux version 6.1\r\n"
-		"robot-box: up 6.1\r\n"
-		"robot-run: begin 0\r\n"
-		"stress-ng: metrc: [31] mmap 39 5.02\r\n"
-		"robot-run: end 0 status 0\r\n"
-		"robot-run: begin 1\n"
-		"stress-ng: error: [35] out of memory\n"
-		"robot-run: end 1 status 3\n"
-		"robot-run: begin 2\n"
-		"stress-ng: metrc: [38] mmap 38 5.01\n"
-		"robot-run: begin 3\n"
-		"robot-run: end 3 status x\n";
+	const char *console = "[    0.000000] Linux version 6.1\r\n"
+			      "robot-box: up 6.1\r\n"
+			      "robot-run: begin 0\r\n"
+			      "stress-ng: metrc: [31] mmap 39 5.02\r\n"
+			      "robot-run: end 0 status 0\r\n"
+			      "robot-run: begin 1\n"
+			      "stress-ng: error: [35] out of memory\n"
+			      "robot-run: end 1 status 3\n"
+			      "robot-run: begin 2\n"
+			      "stress-ng: metrc: [38] mmap 38 5.01\n"
+			      "robot-run: begin 3\n"
+			      "robot-run: end 3 status x\n";
 	struct sbuf t = SBUF_INIT;
 	int rc = -1;
 
