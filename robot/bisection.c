@@ -20,6 +20,11 @@ static int cmp_oid(const void *a, const void *b)
 	return memcmp(a, b, RB_OID_RAWSZ);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static char *key_of(const struct bisection_request *r, bool with_metric)
 {
 	const struct job *j = r->ctx->job;
@@ -44,6 +49,18 @@ static char *key_of(const struct bisection_request *r, bool with_metric)
 		if (i && !memcmp(g[i], g[i - 1], RB_OID_RAWSZ))
 			continue;
 		sbuf_addf(&sb, "|^%s", rb_oid_hex(g[i], hex));
+	}
+	/* other hosts measure another way: another bisection (the lab's
+	 * default, all of its hosts, keeps the key it always had) */
+	if (r->ctx->nr_hosts != r->ctx->lab.nr_hosts) {
+		const char **h = xcalloc(r->ctx->nr_hosts, sizeof(*h));
+
+		for (i = 0; i < r->ctx->nr_hosts; i++)
+			h[i] = r->ctx->hosts[i]->name;
+		qsort(h, r->ctx->nr_hosts, sizeof(*h), cmp_str);
+		for (i = 0; i < r->ctx->nr_hosts; i++)
+			sbuf_addf(&sb, "%s%s", i ? "," : "|hosts=", h[i]);
+		free(h);
 	}
 	free(g);
 	sbuf_release(&name);

@@ -559,10 +559,14 @@ static int finish(struct batch *b, const struct lava_job *lj, struct sbuf *why)
 		    !strcmp(lj->error_type, "Test") ||
 		    !strcmp(lj->error_type, "LAVATimeout")) &&
 		   kernel_failed(console.buf)) {
+		const char *e = lj->error_msg ? lj->error_msg : lj->error_type;
+
 		state = "skip";
-		sbuf_addf(&msg, "%s: %.12s cannot be booted (LAVA job %ld: %s)",
+		/* LAVA's message may be the panic's lines: the first says it */
+		sbuf_addf(&msg,
+			  "%s: %.12s cannot be booted (LAVA job %ld: %.*s)",
 			  b->m->host->name, b->commit, (long)b->rec.lava_id,
-			  lj->error_msg ? lj->error_msg : lj->error_type);
+			  (int)strcspn(e, "\r\n"), e);
 	} else {
 		state = "infra";
 		sbuf_addf(&msg, "%s: LAVA job %ld on %s ended %s%s%s%s",
@@ -572,7 +576,9 @@ static int finish(struct batch *b, const struct lava_job *lj, struct sbuf *why)
 			  lj->error_type ? lj->error_type : "",
 			  lj->error_type ? ")" : "");
 		if (lj->error_msg)
-			sbuf_addf(&msg, ": %s", lj->error_msg);
+			sbuf_addf(&msg, ": %.*s",
+				  (int)strcspn(lj->error_msg, "\r\n"),
+				  lj->error_msg);
 	}
 	dir = rb_dirname(path);
 	if (rb_mkdir_p(dir) < 0 ||

@@ -1007,16 +1007,23 @@ static int run_begin(struct runner *r, const struct lab_host *host,
 	return 0;
 }
 
-/* The run's end in the store: its files when OK, its status, samples. */
+/*
+ * The run's end in the store: an infrastructure failure drops its stats;
+ * its files when OK, its status, its samples.
+ */
 static int run_end(struct runner *r, int64_t run_id, const char *cdir,
-		   const char *ldir, enum run_status status,
+		   const char *ldir, enum run_status *status, bool infra,
 		   struct statset *stats, const char *why)
 {
-	if (status == RUN_OK && run_files(cdir, ldir, stats) < 0)
+	if (infra) {
+		*status = RUN_INFRA;
+		statset_release(stats);
+	}
+	if (*status == RUN_OK && run_files(cdir, ldir, stats) < 0)
 		return -1;
-	return store_run_finish(r->st, run_id, status,
-				status == RUN_OK ? NULL : why,
-				status == RUN_OK ? stats : NULL);
+	return store_run_finish(r->st, run_id, *status,
+				*status == RUN_OK ? NULL : why,
+				*status == RUN_OK ? stats : NULL);
 }
 
 int runner_record(struct runner *r, const struct lab_host *host,
@@ -1060,13 +1067,7 @@ int runner_record(struct runner *r, const struct lab_host *host,
 			goto out;
 		run_outcome(r, p, host, ldir, status, stats, &infra, why);
 	}
-	if (infra) {
-		*status = RUN_INFRA;
-		statset_release(stats);
-	}
-	if (run_end(r, run_id, cdir, ldir, *status, stats, why->buf) < 0)
-		goto out;
-	ret = 0;
+	ret = run_end(r, run_id, cdir, ldir, status, infra, stats, why->buf);
 out:
 	if (ret < 0 && run_id > 0)
 		store_run_finish(r->st, run_id, RUN_INFRA, rb_errmsg(), NULL);
@@ -1160,13 +1161,7 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	}
 	run_outcome(r, p, host, ldir, status, stats, &infra, why);
 finish:
-	if (infra) {
-		*status = RUN_INFRA;
-		statset_release(stats);
-	}
-	if (run_end(r, run_id, cdir, ldir, *status, stats, why->buf) < 0)
-		goto out;
-	ret = 0;
+	ret = run_end(r, run_id, cdir, ldir, status, infra, stats, why->buf);
 out:
 	if (ret < 0 && run_id > 0)
 		store_run_finish(r->st, run_id, RUN_INFRA, rb_errmsg(), NULL);
