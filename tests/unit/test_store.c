@@ -179,3 +179,70 @@ Test(store, an_interrupted_bisection_says_so_and_resumes)
 	workdir_lock_release(lk);
 	cr_expect_not(workdir_in_use(dir));
 }
+
+/*
+ * LAVA batches: the row before the submit, the id before the wait, and
+ * the batch to go on with: one to wait on, or one whose outputs are not
+ * all taken by finished runs (an interrupted run gives its output again).
+ */
+Test(store, lava_batches_are_found_again)
+{
+	const char *c = key.commit,
+		   *k = "stress-ng/p/debian-12/qemu-box/gcc-12";
+	struct lava_job_rec j = { 0 }, *w = NULL;
+	struct store *st;
+	int64_t a, b, boot, run;
+	size_t n;
+	int taken;
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_expect_eq(store_lava_open(st, "box1", c, k, &j), 0);
+	cr_assert_eq(store_lava_add(st, "robot box1 a", "box1", c, k, 2, &a),
+		     0);
+	/* a name is sent once */
+	cr_expect_eq(store_lava_add(st, "robot box1 a", "box1", c, k, 2, &b),
+		     -1);
+	cr_assert_eq(store_lava_open(st, "box1", c, k, &j), 1);
+	cr_expect_eq(j.id, a);
+	cr_expect_str_eq(j.state, "submitting");
+	cr_expect_eq(j.lava_id, 0);
+	lava_job_rec_release(&j);
+	/* another slot, another job: not this batch */
+	cr_expect_eq(store_lava_open(st, "box2", c, k, &j), 0);
+	cr_expect_eq(store_lava_open(st, "box1", c, "other", &j), 0);
+	cr_assert_eq(store_lava_submitted(st, a, 41), 0);
+	cr_assert_eq(store_lava_waiting(st, 0, &w, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(w[0].lava_id, 41);
+	lava_job_rec_release(&w[0]);
+	free(w);
+	/* done: its outputs are there to take */
+	cr_assert_eq(store_boot_add(st, 0, "box1", c, "ok", 0, 1, 2, "log",
+				    &boot),
+		     0);
+	cr_assert_eq(store_lava_finish(st, a, "ok", boot, NULL), 0);
+	cr_assert_eq(store_lava_waiting(st, 0, &w, &n), 0);
+	cr_expect_eq(n, 0);
+	free(w);
+	cr_assert_eq(store_lava_open(st, "box1", c, k, &j), 1);
+	cr_expect_eq(j.boot_id, boot);
+	cr_expect_str_eq(j.state, "ok");
+	lava_job_rec_release(&j);
+	/* a run that never finished takes nothing */
+	cr_assert_eq(store_run_start(st, &key, 0, boot, "/r/0", &run), 0);
+	cr_assert_eq(store_lava_taken(st, boot, &taken), 0);
+	cr_expect_eq(taken, 0);
+	cr_assert_eq(store_run_finish(st, run, RUN_OK, NULL, NULL), 0);
+	cr_assert_eq(store_run_start(st, &key, 1, boot, "/r/1", &run), 0);
+	cr_assert_eq(store_run_finish(st, run, RUN_FAILED, "x", NULL), 0);
+	cr_assert_eq(store_lava_taken(st, boot, &taken), 0);
+	cr_expect_eq(taken, 2);
+	/* both outputs taken: no batch to go on with */
+	cr_expect_eq(store_lava_open(st, "box1", c, k, &j), 0);
+	/* an ended batch is never waited on again */
+	cr_assert_eq(store_lava_add(st, "robot box1 b", "box1", c, k, 2, &b),
+		     0);
+	cr_assert_eq(store_lava_finish(st, b, "infra", 0, "lab trouble"), 0);
+	cr_expect_eq(store_lava_open(st, "box1", c, k, &j), 0);
+	store_close(st);
+}
