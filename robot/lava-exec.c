@@ -746,6 +746,11 @@ int lava_measure(struct measure *m, const char *commit,
 	b.key = xstrfmt("%s/%s/%s/%s/%s", key.testcase, key.path_params,
 			key.rootfs, key.kconfig, key.compiler);
 	for (;;) {
+		if (rb_stop_requested()) {
+			sbuf_addf(why, "%s: stopped", m->host->name);
+			ret = 0;
+			goto out;
+		}
 		lava_job_rec_release(&b.rec);
 		r = store_lava_open(m->r->st, m->host->name, commit, b.key,
 				    &b.rec);
