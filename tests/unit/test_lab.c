@@ -205,7 +205,7 @@ Test(lab, errors_with_line_and_column)
 		  "mean 'nr_cpu'?)" },
 		{ "hosts:\n  - name: a\n    transport: telnet\n",
 		  "lab.yaml:3:16: 'hosts[0].transport' must be one of ssh, "
-		  "local, not 'telnet'" },
+		  "local, lava, not 'telnet'" },
 		{ "hosts:\n  - transport: local\n",
 		  "lab.yaml:2:5: 'hosts[0]' needs a 'name'" },
 		{ "hosts:\n  - name: a\n  - name: a\n",
@@ -320,8 +320,8 @@ Test(lab, errors_with_line_and_column)
 		  "  artifact_url: file:///a\n  runs_per_job: 0\n",
 		  "lab.yaml:5:17: runs_per_job '0' is not 1-100" },
 		{ "hosts:\n  - name: s1\n    transport: lavaa\n",
-		  "lab.yaml:3:16: 'lavaa' is not one of ssh, local, lava "
-		  "(did you mean 'lava'?)" },
+		  "lab.yaml:3:16: 'hosts[0].transport' must be one of ssh, "
+		  "local, lava, not 'lavaa'" },
 	};
 	size_t i;
 
