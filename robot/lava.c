@@ -4,7 +4,6 @@
  */
 #include <curl/curl.h>
 #include <jansson.h>
-#include <sys/stat.h>
 
 #include "robot.h"
 #include "lab.h"
@@ -17,33 +16,6 @@
 #define LAVA_ANSWER_MAX (8u << 20)
 /* Pages of a listing followed at most. */
 #define LAVA_MAX_PAGES 100
-
-static int read_token(const char *path, char **token)
-{
-	struct stat st;
-	char *buf;
-	size_t len;
-
-	if (stat(path, &st) < 0)
-		return rb_error("lava token_file '%s': %s", path,
-				strerror(errno));
-	if (st.st_mode & 077)
-		return rb_error("lava token_file '%s' may be read by others "
-				"(mode %03o): chmod 600 it",
-				path, (unsigned)(st.st_mode & 0777));
-	if (rb_read_file_max(path, 4096, &buf, &len) < 0)
-		return -1;
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r' ||
-		       buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (!len || strpbrk(buf, "\n\r")) {
-		free(buf);
-		return rb_error("lava token_file '%s' does not hold one token",
-				path);
-	}
-	*token = buf;
-	return 0;
-}
 
 int lava_open(struct lava_client *c, const struct lab_lava *cfg)
 {
@@ -66,7 +38,8 @@ int lava_open(struct lava_client *c, const struct lab_lava *cfg)
 					cfg->token_env);
 		c->token = xstrdup(t);
 	} else if (cfg->token_file) {
-		if (read_token(cfg->token_file, &c->token) < 0)
+		if (rb_read_secret_file(cfg->token_file, "lava token",
+					&c->token) < 0)
 			return -1;
 	} else {
 		return rb_error("lava: no token_env or token_file (the token "
@@ -83,6 +56,8 @@ int lava_open(struct lava_client *c, const struct lab_lava *cfg)
 void lava_close(struct lava_client *c)
 {
 	free(c->url);
+	if (c->token)
+		explicit_bzero(c->token, strlen(c->token));
 	free(c->token);
 	memset(c, 0, sizeof(*c));
 }

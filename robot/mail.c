@@ -3,15 +3,12 @@
  * SMTP delivery with libcurl (smtp://, smtps://, STARTTLS, login).
  */
 #include <curl/curl.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "robot.h"
 #include "mail.h"
 #include "report.h"
 
-#define PASSWORD_MAX 4096
 #define DEFAULT_TIMEOUT 120L
 
 void rb_mail_password_free(char *password)
@@ -22,78 +19,14 @@ void rb_mail_password_free(char *password)
 	}
 }
 
-static int password_from_file(const char *path, char **out)
-{
-	char buf[PASSWORD_MAX + 1];
-	struct stat st;
-	ssize_t n;
-	size_t len = 0;
-	int fd, ret = -1;
-
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return rb_error("cannot open password file '%s': %s", path,
-				strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		rb_error("cannot stat password file '%s': %s", path,
-			 strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rb_error("password file '%s' is not a regular file", path);
-		goto out;
-	}
-	if (st.st_uid != geteuid()) {
-		rb_error("password file '%s' is not owned by the user running "
-			 "robot",
-			 path);
-		goto out;
-	}
-	if (st.st_mode & 077) {
-		rb_error("password file '%s' is readable by group or others "
-			 "(mode %04o): chmod 600 it",
-			 path, (unsigned)(st.st_mode & 07777));
-		goto out;
-	}
-	while (len < PASSWORD_MAX) {
-		n = read(fd, buf + len, PASSWORD_MAX - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rb_error("cannot read password file '%s': %s", path,
-				 strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	/* one trailing line end is the editor's, not the password's */
-	if (len && buf[len - 1] == '\n')
-		buf[--len] = '\0';
-	if (len && buf[len - 1] == '\r')
-		buf[--len] = '\0';
-	if (!len || memchr(buf, '\0', len) || strchr(buf, '\n')) {
-		rb_error("password file '%s' does not hold one password line",
-			 path);
-		goto out;
-	}
-	*out = xstrdup(buf);
-	ret = 0;
-out:
-	explicit_bzero(buf, sizeof(buf));
-	close(fd);
-	return ret;
-}
-
 int rb_mail_password(const struct rb_smtp *smtp, char **out)
 {
 	const char *v;
 
 	*out = NULL;
 	if (smtp->password_file && *smtp->password_file)
-		return password_from_file(smtp->password_file, out);
+		return rb_read_secret_file(smtp->password_file, "password",
+					   out);
 	if (!smtp->password_env || !*smtp->password_env)
 		return rb_error("smtp user '%s' has no password: give a "
 				"password file or an environment variable",

@@ -623,3 +623,70 @@ void rb_sleep(double seconds)
 	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);
 }
+
+#define SECRET_MAX 4096
+
+int rb_read_secret_file(const char *path, const char *what, char **out)
+{
+	char buf[SECRET_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	size_t len = 0;
+	int fd, ret = -1;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return rb_error("cannot open %s file '%s': %s", what, path,
+				strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		rb_error("cannot stat %s file '%s': %s", what, path,
+			 strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rb_error("%s file '%s' is not a regular file", what, path);
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		rb_error("%s file '%s' is not owned by the user running robot",
+			 what, path);
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		rb_error("%s file '%s' is readable by group or others "
+			 "(mode %04o): chmod 600 it",
+			 what, path, (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	while (len < SECRET_MAX) {
+		n = read(fd, buf + len, SECRET_MAX - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rb_error("cannot read %s file '%s': %s", what, path,
+				 strerror(errno));
+			goto out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	/* one trailing line end is the editor's, not the secret's */
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	if (len && buf[len - 1] == '\r')
+		buf[--len] = '\0';
+	if (!len || memchr(buf, '\0', len) || strchr(buf, '\n')) {
+		rb_error("%s file '%s' does not hold one %s line", what, path,
+			 what);
+		goto out;
+	}
+	*out = xstrdup(buf);
+	ret = 0;
+out:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return ret;
+}

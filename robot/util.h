@@ -125,6 +125,13 @@ int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len);
 int rb_write_file_atomic(const char *path, const void *buf, size_t len);
 /* Copy a file to another path, atomically as above. 0 or -1. */
 int rb_copy_file(const char *from, const char *to);
+/*
+ * A secret kept in a file (a password, an API token): a regular file the
+ * user running robot owns and nobody else may read (opened without
+ * following a symlink), one line of at most 4 KiB; *out malloc'd (the
+ * caller wipes it). -1 with "<what> file 'PATH' ..." otherwise.
+ */
+int rb_read_secret_file(const char *path, const char *what, char **out);
 /* mkdir -p with mode 0755; 0 or -1. */
 int rb_mkdir_p(const char *path);
 /* rm -rf; 0 or -1. Refuses "/" and "". */

@@ -67,13 +67,16 @@ Test(lava, token_sources)
 	free(cfg.token_file);
 	cfg.token_file = token_file("abc\n", 0644);
 	cr_expect_eq(lava_open(&c, &cfg), -1);
-	cr_expect(strstr(rb_errmsg(), "may be read by others (mode 644): "
-				      "chmod 600 it") != NULL,
+	cr_expect(strstr(rb_errmsg(), "is readable by group or others "
+				      "(mode 0644): chmod 600 it") != NULL,
 		  "%s", rb_errmsg());
 	free(cfg.token_file);
 	cfg.token_file = token_file("a\nb\n", 0600);
 	cr_expect_eq(lava_open(&c, &cfg), -1);
-	cr_expect(strstr(rb_errmsg(), "does not hold one token") != NULL);
+	cr_expect(strstr(rb_errmsg(), "lava token file '") != NULL &&
+			  strstr(rb_errmsg(),
+				 "does not hold one lava token line"),
+		  "%s", rb_errmsg());
 	free(cfg.token_file);
 }
 
