@@ -283,6 +283,38 @@ void rb_bisect_next(struct rb_bisect *b, struct rb_bisect_step *out);
  */
 uint32_t rb_bisect_picks(struct rb_bisect *b, uint32_t h, uint32_t *out);
 
+/* A copy of a bisection state (dst: RB_BISECT_INIT or an earlier copy over
+ * the same graph, whose buffers are reused); rb_bisect_release it. */
+void rb_bisect_copy(struct rb_bisect *dst, const struct rb_bisect *src);
+
+/* ----------------------------------------------------------- look-ahead */
+
+struct rb_ahead {
+	uint32_t node;
+	double prob; /* the chance that a round tests it */
+	unsigned depth; /* rounds from now (0: the round about to start) */
+};
+
+/*
+ * The commits that the next rounds can test, the likeliest first, for
+ * building ahead while the current round is measured. State b is before
+ * the round of picks[0..n) (each bad with chance p_bad[i]); every outcome
+ * of the round is applied to a copy (a contradicting verdict left out, as
+ * the session does) and the next round's picks (rb_bisect_picks for hosts
+ * > 1, else rb_bisect_next's) are listed with the chance of that outcome,
+ * then their own outcomes (even odds) down to `depth` rounds. A commit
+ * reached along several outcomes adds their chances. When an outcome
+ * concludes the bisection (FOUND), the culprit's parents are listed: the
+ * confirmation measures them. n == 0: the round is not picked yet; its
+ * picks come first (chance 1, depth 0), then `depth - 1` rounds after.
+ * Rounds of more than 4 picks look at their first 4. Writes at most max
+ * entries to out; returns how many. Outcomes below a chance of 0.001 are
+ * not followed.
+ */
+size_t rb_bisect_ahead(const struct rb_bisect *b, const uint32_t *picks,
+		       const double *p_bad, uint32_t n, uint32_t hosts,
+		       unsigned depth, struct rb_ahead *out, size_t max);
+
 /* Candidates left and the estimated number of steps (git's figures). */
 uint32_t rb_bisect_candidates(const struct rb_bisect *b);
 

@@ -108,6 +108,16 @@ struct session_ops {
 	double (*now)(void *data);
 	/* Pause before retrying after an infrastructure failure. */
 	void (*pause)(void *data, double seconds);
+	/*
+	 * Optional (NULL: none): the commits the session may start next,
+	 * the likeliest first (rb_bisect_ahead: the next rounds' picks for
+	 * each outcome of this one, the culprit's parents when an outcome
+	 * ends the bisection; the anchors while they are measured). Each
+	 * list replaces the one before. A hint for building ahead: nothing
+	 * the session decides depends on what the ops do with it.
+	 */
+	void (*ahead)(void *data, const char (*commits)[RB_OID_HEXSZ + 1],
+		      size_t n);
 };
 
 struct session_config {

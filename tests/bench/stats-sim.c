@@ -669,6 +669,151 @@ static void row(int s, size_t e, long trials, long N,
 	free(built);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Building ahead: the same bisections on a simulated clock, without and
+ * with the session's look-ahead on 1, 2 and 4 build slots (one test box).
+ * Each variant replays the same seed, so the verdicts must come out the
+ * same: what changes is when kernels are ready.
+ */
+
+#define AHEAD_RUN 70.0
+#define AHEAD_VARIANTS 4
+static const int ahead_slots[AHEAD_VARIANTS] = { 1, 1, 2, 4 };
+
+struct ahead_tally {
+	long trials, same;
+	double wall, wait, builds, wasted;
+};
+
+/* one run, AHEAD_RUN seconds (0.9 to 1.1 of it) */
+static enum session_outcome timed_run(void *data, int h, long k, double t,
+				      double *value, double *duration)
+{
+	enum session_outcome o = sim_run(data, h, k, t, value, duration);
+
+	*duration *= AHEAD_RUN;
+	return o;
+}
+
+static void ahead_row(int s, double effect, long trials, long N,
+		      const struct stats_policy *pol,
+		      struct ahead_tally t[AHEAD_VARIANTS])
+{
+	struct session_mem_model model = { .run = timed_run };
+	uint8_t *broken = xmalloc((size_t)N + 1),
+		*built = xmalloc((size_t)N + 1);
+	long i;
+	int v;
+
+	for (i = 0; i < trials; i++) {
+		struct session_mem_graph g;
+		struct session_mem m;
+		struct result r0;
+		uint64_t seed = 1000003ULL * (uint64_t)i +
+				7919ULL * (uint64_t)s + (uint64_t)(effect * 101);
+
+		session_mem_linux_like(&g, N, 0x5eed0000ULL + (uint64_t)i);
+		session_mem_init_graph(&m, &g, 1, &model);
+		session_mem_graph_release(&g);
+		for (v = 0; v < AHEAD_VARIANTS; v++) {
+			struct world w;
+			struct result r;
+
+			session_mem_reset(&m);
+			m.cost = (struct session_mem_costs){
+				.build = 600,
+				.build_incr = 180,
+				.boot = 60,
+				.incr_within = 16,
+				.slots = ahead_slots[v],
+				.ahead = v > 0
+			};
+			new_world(&w, &m, seed, (enum shape)s, effect, broken,
+				  built);
+			ours(&w, &m, pol, &r);
+			if (!v)
+				r0 = r;
+			t[v].trials++;
+			t[v].same += r.reported == r0.reported &&
+				     r.runs == r0.runs &&
+				     r.reproduced == r0.reproduced;
+			t[v].wall += r.clock;
+			t[v].wait += m.build_wait;
+			t[v].builds += (double)m.builds;
+			t[v].wasted += (double)session_mem_builds_wasted(&m);
+		}
+		session_mem_release(&m);
+	}
+	free(broken);
+	free(built);
+}
+
+static void ahead_table(long trials, long N, const struct stats_policy *pol)
+{
+	static const int shapes[] = { GAUSS, OUTLIERS, T3 };
+	static const double eff[] = { 2, 5, 10 };
+	struct ahead_tally all[AHEAD_VARIANTS];
+	size_t a, e;
+	int v;
+
+	memset(all, 0, sizeof(all));
+	printf("\nbuilding ahead: hours per bisection on a simulated clock "
+	       "(build 10 min, 3 min within 16 commits of the slot's last "
+	       "build; boot 1 min; run 70 s), one test box, %ld histories a "
+	       "row\n\n",
+	       trials);
+	printf("%-9s %6s | %14s | %21s | %21s | %21s | %5s\n", "", "",
+	       "not ahead", "ahead, 1 slot", "2 slots", "4 slots", "same");
+	printf("%-9s %6s | %5s %4s %3s | %5s %4s %4s %4s %1s | %5s %4s %4s "
+	       "%4s %1s | %5s %4s %4s %4s %1s | %5s\n",
+	       "noise", "change", "hours", "wait", "bld", "hours", "x", "wait",
+	       "bld", "", "hours", "x", "wait", "bld", "", "hours", "x",
+	       "wait", "bld", "", "runs");
+	for (a = 0; a < RB_ARRAY_SIZE(shapes); a++)
+		for (e = 0; e < RB_ARRAY_SIZE(eff); e++) {
+			struct ahead_tally t[AHEAD_VARIANTS];
+			double n = (double)trials;
+
+			memset(t, 0, sizeof(t));
+			ahead_row(shapes[a], eff[e], trials, N, pol, t);
+			printf("%-9s %6.0f | %5.2f %4.2f %3.0f |",
+			       shape_names[shapes[a]], eff[e],
+			       t[0].wall / n / 3600, t[0].wait / n / 3600,
+			       t[0].builds / n);
+			for (v = 1; v < AHEAD_VARIANTS; v++)
+				printf(" %5.2f %4.2f %4.2f %4.1f %1s |",
+				       t[v].wall / n / 3600,
+				       t[v].wall / t[0].wall,
+				       t[v].wait / n / 3600, t[v].builds / n,
+				       "");
+			printf(" %4.0f%%\n",
+			       100.0 * (double)(t[1].same + t[2].same +
+						t[3].same) /
+				       (3 * n));
+			fflush(stdout);
+			for (v = 0; v < AHEAD_VARIANTS; v++) {
+				all[v].trials += t[v].trials;
+				all[v].same += t[v].same;
+				all[v].wall += t[v].wall;
+				all[v].wait += t[v].wait;
+				all[v].builds += t[v].builds;
+				all[v].wasted += t[v].wasted;
+			}
+		}
+	printf("\n(x: wall time against not building ahead; wait: hours the "
+	       "box waited for kernels; bld: builds started)\n");
+	for (v = 1; v < AHEAD_VARIANTS; v++)
+		printf("ahead on %d build slot%s: %.2f of the wall time "
+		       "(target <= 0.6 on 2), %.2f of the builds (target <= "
+		       "2; %.1f a bisection wasted), same runs and culprit in "
+		       "%ld of %ld\n",
+		       ahead_slots[v], ahead_slots[v] == 1 ? "" : "s",
+		       all[v].wall / all[0].wall, all[v].builds / all[0].builds,
+		       all[v].wasted / (double)all[v].trials, all[v].same,
+		       all[v].trials);
+}
+
 int main(int argc, char **argv)
 {
 	long trials = argc > 1 ? strtol(argv[1], NULL, 10) : 200;
@@ -722,5 +867,7 @@ int main(int argc, char **argv)
 			if (to[s][e].trials)
 				print_where(shape_names[s], effects[e],
 					    &to[s][e], &tb[s][e]);
+	if (!getenv("SIM_AHEAD") || strcmp(getenv("SIM_AHEAD"), "0"))
+		ahead_table(trials, N, &pol);
 	return 0;
 }

@@ -121,11 +121,158 @@ static int m_parents(void *data, const uint8_t *oid,
 
 /* --- the lab ------------------------------------------------------------ */
 
+/* --- builds ------------------------------------------------------------- */
+
+enum { ART_NONE, ART_AHEAD, ART_READY };
+enum { ART_BUILT_AHEAD = 1, ART_USED = 2 };
+
+/* build slot i is free from time t on: give it the likeliest commit */
+static void fill_slot(struct session_mem *m, int i, double t)
+{
+	struct session_mem_slot *sl = &m->slot[i];
+	size_t j;
+
+	for (j = 0; j < m->ahead_nr; j++) {
+		long k = m->ahead_k[j];
+
+		if (m->art[k] != ART_NONE)
+			continue;
+		m->art[k] = ART_AHEAD;
+		sl->pending = true;
+		sl->ahead = true;
+		sl->k = k;
+		sl->until = t + (sl->last >= 0 && labs(k - sl->last) <=
+							  m->cost.incr_within ?
+					 m->cost.build_incr :
+					 m->cost.build);
+		sl->last = k;
+		m->builds++;
+		m->builds_ahead++;
+		return;
+	}
+}
+
+/* the builds that end by `until`, in time order, each slot refilled */
+static void advance_builds(struct session_mem *m, double until)
+{
+	for (;;) {
+		int i, best = -1;
+
+		for (i = 0; i < m->cost.slots; i++)
+			if (m->slot[i].pending && m->slot[i].until <= until &&
+			    (best < 0 || m->slot[i].until < m->slot[best].until))
+				best = i;
+		if (best < 0)
+			return;
+		m->slot[best].pending = false;
+		if (m->slot[best].ahead) {
+			long k = m->slot[best].k;
+
+			m->art[k] = ART_READY;
+			m->built_at[k] = m->slot[best].until;
+			m->art_flags[k] |= ART_BUILT_AHEAD;
+		}
+		if (m->cost.ahead)
+			fill_slot(m, best, m->slot[best].until);
+	}
+}
+
+/*
+ * When commit k's kernel is ready for a host that wants it at t: built,
+ * being built ahead (now wanted: never cancelled), or built now on a free
+ * slot, on the slot of a build ahead (cancelled: a box never waits for a
+ * guess) or after the slot that frees first.
+ */
+static double build_ready(struct session_mem *m, long k, double t)
+{
+	struct session_mem_slot *sl = NULL;
+	double start = t;
+	int i;
+
+	if (m->cost.slots <= 0)
+		return t;
+	advance_builds(m, t);
+	m->art_flags[k] |= ART_USED;
+	if (m->art[k] == ART_READY)
+		return RB_MAX(t, m->built_at[k]);
+	for (i = 0; i < m->cost.slots; i++)
+		if (m->slot[i].pending && m->slot[i].k == k) {
+			m->slot[i].ahead = false;
+			m->art[k] = ART_READY;
+			m->built_at[k] = m->slot[i].until;
+			return RB_MAX(t, m->built_at[k]);
+		}
+	for (i = 0; i < m->cost.slots && !sl; i++)
+		if (!m->slot[i].pending)
+			sl = &m->slot[i];
+	for (i = 0; i < m->cost.slots && !sl; i++)
+		if (m->slot[i].ahead) {
+			sl = &m->slot[i];
+			m->art[sl->k] = ART_NONE;
+			m->builds_cancelled++;
+		}
+	if (!sl) {
+		sl = &m->slot[0];
+		for (i = 1; i < m->cost.slots; i++)
+			if (m->slot[i].until < sl->until)
+				sl = &m->slot[i];
+	}
+	if (sl->pending && !sl->ahead)
+		start = RB_MAX(t, sl->until);
+	sl->pending = true;
+	sl->ahead = false;
+	sl->k = k;
+	sl->until = start + (sl->last >= 0 && labs(k - sl->last) <=
+						      m->cost.incr_within ?
+				     m->cost.build_incr :
+				     m->cost.build);
+	sl->last = k;
+	m->builds++;
+	m->art[k] = ART_READY;
+	m->built_at[k] = sl->until;
+	return sl->until;
+}
+
+static void m_ahead(void *data, const char (*commits)[RB_OID_HEXSZ + 1],
+		    size_t n)
+{
+	struct session_mem *m = data;
+	size_t i;
+	int s;
+
+	m->ahead_calls++;
+	m->ahead_nr = 0;
+	for (i = 0; i < n; i++) {
+		long k = session_mem_commit(m, commits[i]);
+
+		if (k >= 0)
+			m->ahead_k[m->ahead_nr++] = k;
+	}
+	if (!m->cost.ahead || m->cost.slots <= 0)
+		return;
+	advance_builds(m, m->clock);
+	for (s = 0; s < m->cost.slots; s++)
+		if (!m->slot[s].pending)
+			fill_slot(m, s, m->clock);
+}
+
+long session_mem_builds_wasted(const struct session_mem *m)
+{
+	long k, n = 0;
+
+	for (k = 0; k <= m->n; k++)
+		n += (m->art_flags[k] & (ART_BUILT_AHEAD | ART_USED)) ==
+		     ART_BUILT_AHEAD;
+	return n + m->builds_cancelled;
+}
+
+/* --- the lab ------------------------------------------------------------ */
+
 static int m_start(void *data, int h, const char *commit)
 {
 	struct session_mem *m = data;
 	struct session_mem_host *hs = &m->host[h];
-	double duration = 1;
+	double duration = 1, begin;
 	long k = session_mem_commit(m, commit);
 
 	if (k < 0)
@@ -137,9 +284,13 @@ static int m_start(void *data, int h, const char *commit)
 	hs->k = k;
 	hs->res.host = h;
 	snprintf(hs->res.commit, sizeof(hs->res.commit), "%s", commit);
-	hs->res.outcome = m->model.run(m->model.data, h, k, m->clock,
-				       &hs->value, &duration);
-	hs->finish = m->clock + duration;
+	begin = build_ready(m, k, m->clock);
+	m->build_wait += begin - m->clock;
+	if (m->booted[h] != k + 1)
+		begin += m->cost.boot;
+	hs->res.outcome = m->model.run(m->model.data, h, k, begin, &hs->value,
+				       &duration);
+	hs->finish = begin + duration;
 	if (hs->res.outcome == SESSION_RUN_OK)
 		hs->res.run_id = ++m->run_id;
 	else
@@ -191,6 +342,8 @@ static int m_wait(void *data, struct session_result *res)
 	if (best < 0)
 		RB_BUG("wait with no run going");
 	hs = &m->host[best];
+	if (m->cost.slots > 0)
+		advance_builds(m, hs->finish);
 	hs->busy = false;
 	m->clock = RB_MAX(m->clock, hs->finish);
 	if (hs->res.outcome == SESSION_RUN_OK) {
@@ -311,6 +464,12 @@ void session_mem_init_graph(struct session_mem *m,
 	m->range.nr = (uint32_t)n;
 	rb_graph_resolve(&m->range.g);
 	m->samples = xcalloc((size_t)n + 1, sizeof(*m->samples));
+	m->art = xcalloc((size_t)n + 1, sizeof(*m->art));
+	m->art_flags = xcalloc((size_t)n + 1, sizeof(*m->art_flags));
+	m->built_at = xcalloc((size_t)n + 1, sizeof(*m->built_at));
+	m->ahead_k = xcalloc((size_t)n + 1, sizeof(*m->ahead_k));
+	for (h = 0; h < SESSION_MEM_MAX_SLOTS; h++)
+		m->slot[h].last = -1;
 	m->ops = (struct session_ops){ .data = m,
 				       .steps = m_steps,
 				       .samples = m_samples,
@@ -320,7 +479,8 @@ void session_mem_init_graph(struct session_mem *m,
 				       .start = m_start,
 				       .wait = m_wait,
 				       .now = m_now,
-				       .pause = m_pause };
+				       .pause = m_pause,
+				       .ahead = m_ahead };
 }
 
 void session_mem_init(struct session_mem *m, long n, int nr_hosts,
@@ -409,6 +569,16 @@ void session_mem_reset(struct session_mem *m)
 	memset(m->booted, 0, sizeof(m->booted));
 	m->boots = 0;
 	memset(m->kind_boots, 0, sizeof(m->kind_boots));
+	/* a new lab: no artifact, no build going, no slot built before */
+	memset(m->art, 0, (size_t)(m->n + 1) * sizeof(*m->art));
+	memset(m->art_flags, 0, (size_t)(m->n + 1) * sizeof(*m->art_flags));
+	memset(m->slot, 0, sizeof(m->slot));
+	for (k = 0; k < SESSION_MEM_MAX_SLOTS; k++)
+		m->slot[k].last = -1;
+	m->ahead_nr = 0;
+	m->ahead_calls = 0;
+	m->builds = m->builds_ahead = m->builds_cancelled = 0;
+	m->build_wait = 0;
 }
 
 void session_mem_release(struct session_mem *m)
@@ -419,6 +589,10 @@ void session_mem_release(struct session_mem *m)
 	for (k = 0; k <= m->n; k++)
 		free(m->samples[k].v);
 	free(m->samples);
+	free(m->art);
+	free(m->art_flags);
+	free(m->built_at);
+	free(m->ahead_k);
 	free(m->anc);
 	session_mem_graph_release(&m->graph);
 	rb_range_release(&m->range);
@@ -430,6 +604,8 @@ int session_mem_run(struct session_mem *m, const struct stats_policy *pol,
 	struct session_config cfg;
 
 	memset(&cfg, 0, sizeof(cfg));
+	/* the look-ahead only when something builds ahead (it costs) */
+	m->ops.ahead = m->cost.ahead ? m_ahead : NULL;
 	cfg.ops = &m->ops;
 	cfg.range = &m->range;
 	cfg.hosts = m->hosts;

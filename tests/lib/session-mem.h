@@ -54,6 +54,31 @@ struct session_mem_host {
 	enum session_mem_kind kind;
 };
 
+/*
+ * Builds on a simulated clock (all zero, the default: kernels are ready at
+ * once). A host that starts a commit whose kernel is not built waits for
+ * its build on a build slot (a free one; else the slot of a build ahead,
+ * which is cancelled; else after the slot that frees first); a build is
+ * incremental when its slot's last build is within incr_within commits
+ * (by number) of it. With `ahead`, idle slots build what the session's
+ * look-ahead (ops->ahead) lists, in its order. A boot costs `boot` when
+ * a host starts another commit than its last.
+ */
+#define SESSION_MEM_MAX_SLOTS 8
+struct session_mem_costs {
+	double build, build_incr, boot; /* seconds */
+	long incr_within;
+	int slots; /* 0: builds cost nothing */
+	bool ahead;
+};
+
+struct session_mem_slot {
+	bool pending; /* a build whose end is not processed yet */
+	bool ahead; /* it is a build ahead (no host waits for it) */
+	long k, last; /* the commit; the last one started (-1: none) */
+	double until;
+};
+
 struct session_mem_samples {
 	struct run_sample *v;
 	size_t nr, alloc;
@@ -91,6 +116,18 @@ struct session_mem {
 	 * (booted[h]: k + 1 of that commit, 0 none), as the measure path */
 	long booted[SESSION_MEM_MAX_HOSTS];
 	long boots, kind_boots[MEM_KINDS];
+	/* builds (costs set by the caller; the rest per bisection) */
+	struct session_mem_costs cost;
+	struct session_mem_slot slot[SESSION_MEM_MAX_SLOTS];
+	uint8_t *art, *art_flags; /* per commit */
+	double *built_at; /* per commit: when its kernel is (was) ready */
+	long *ahead_k; /* the last look-ahead */
+	size_t ahead_nr;
+	long ahead_calls;
+	long builds; /* started (ahead or for a host) */
+	long builds_ahead; /* started ahead */
+	long builds_cancelled; /* ahead, cancelled for a host's build */
+	double build_wait; /* seconds hosts waited for kernels */
 	/* the session's events and status line (NULL: none), as on a
 	 * terminal when tty */
 	FILE *progress;
@@ -120,6 +157,9 @@ bool session_mem_contains(const struct session_mem *m, long k, long a);
 /* Forget the bisection (records, lab, clock): the next run starts anew. */
 void session_mem_reset(struct session_mem *m);
 void session_mem_release(struct session_mem *m);
+
+/* Builds started ahead that no host used (cancelled ones included). */
+long session_mem_builds_wasted(const struct session_mem *m);
 
 /* Run (or resume, when records are left) the bisection. session_run's. */
 int session_mem_run(struct session_mem *m, const struct stats_policy *pol,

@@ -920,3 +920,190 @@ Test(bisect, weights_chunked_equal)
 	free(w3);
 	rb_graph_release(&g);
 }
+
+/* the pick after marking `node` v on a copy of b (b is left as it was) */
+static uint32_t pick_after(const struct rb_bisect *b, uint32_t node,
+			   enum rb_verdict v, int *status)
+{
+	struct rb_bisect c = RB_BISECT_INIT;
+	struct rb_bisect_step st;
+	uint32_t p;
+
+	rb_bisect_copy(&c, b);
+	cr_assert_eq(rb_bisect_mark(&c, node, v), 0, "%s", rb_errmsg());
+	rb_bisect_next(&c, &st);
+	p = st.pick;
+	*status = (int)st.status;
+	rb_bisect_step_release(&st);
+	rb_bisect_release(&c);
+	return p;
+}
+
+static const struct rb_ahead *ahead_find(const struct rb_ahead *a, size_t n,
+					 uint32_t node)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].node == node)
+			return &a[i];
+	return NULL;
+}
+
+Test(bisect, ahead_lists_both_outcomes_likeliest_first)
+{
+	struct rb_graph g;
+	struct rb_bisect b;
+	struct rb_bisect_step st;
+	struct rb_ahead a[16];
+	uint32_t list[64], pick, on_bad, on_good, cand;
+	double p_bad = 0.8;
+	double sum1 = 0, sum2 = 0;
+	int status;
+	size_t n, i;
+
+	chain(&g, 64, list);
+	rb_bisect_init(&b, &g, list, 64, 0);
+	rb_bisect_next(&b, &st);
+	pick = st.pick;
+	rb_bisect_step_release(&st);
+	cand = rb_bisect_candidates(&b);
+	on_bad = pick_after(&b, pick, RB_BAD, &status);
+	on_good = pick_after(&b, pick, RB_GOOD, &status);
+	cr_assert_neq(on_bad, on_good);
+
+	/* before the round: its pick for sure, then either half */
+	n = rb_bisect_ahead(&b, NULL, NULL, 0, 1, 2, a, 16);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(a[0].node, pick);
+	cr_assert_float_eq(a[0].prob, 1.0, 1e-12);
+	cr_assert_eq(a[0].depth, 0);
+	cr_assert(ahead_find(a, n, on_bad) && ahead_find(a, n, on_good));
+	cr_assert_float_eq(ahead_find(a, n, on_bad)->prob, 0.5, 1e-12);
+
+	/* during the round: the lean's side first */
+	n = rb_bisect_ahead(&b, &pick, &p_bad, 1, 1, 1, a, 16);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(a[0].node, on_bad);
+	cr_assert_float_eq(a[0].prob, 0.8, 1e-12);
+	cr_assert_eq(a[1].node, on_good);
+	p_bad = 0.1;
+	n = rb_bisect_ahead(&b, &pick, &p_bad, 1, 1, 1, a, 16);
+	cr_assert_eq(a[0].node, on_good);
+
+	/* three rounds deep: 2 + 4 + 8 commits, each round's chances sum
+	 * to one; the state it looked from is unchanged */
+	p_bad = 0.5;
+	n = rb_bisect_ahead(&b, &pick, &p_bad, 1, 1, 3, a, 16);
+	cr_assert_eq(n, 14);
+	for (i = 0; i < n; i++) {
+		cr_assert(a[i].node != pick);
+		if (a[i].depth == 1)
+			sum1 += a[i].prob;
+		else if (a[i].depth == 2)
+			sum2 += a[i].prob;
+		if (i)
+			cr_assert(a[i].prob <= a[i - 1].prob);
+	}
+	cr_assert_float_eq(sum1, 1.0, 1e-12);
+	cr_assert_float_eq(sum2, 1.0, 1e-12);
+	cr_assert_eq(rb_bisect_candidates(&b), cand);
+	rb_bisect_next(&b, &st);
+	cr_assert_eq(st.pick, pick);
+	rb_bisect_step_release(&st);
+	/* room for fewer: the likeliest are kept */
+	cr_assert_eq(rb_bisect_ahead(&b, &pick, &p_bad, 1, 1, 3, a, 4), 4);
+	rb_bisect_release(&b);
+	rb_graph_release(&g);
+}
+
+/*
+ * Along seeded bisections on a chain (the truth a random first bad
+ * commit), the look-ahead always holds the commit the next round tests,
+ * and when an outcome ends the bisection, the culprit's parent (the
+ * confirmation measures it).
+ */
+Test(bisect, ahead_holds_the_next_pick_along_bisections)
+{
+	struct rb_graph g;
+	uint32_t list[200], seed;
+
+	chain(&g, 200, list);
+	for (seed = 1; seed <= 200; seed++) {
+		struct rb_bisect b;
+		uint32_t truth = 1 + seed * 7919 % 199, rounds = 0;
+
+		rb_bisect_init(&b, &g, list, 200, 0);
+		for (;;) {
+			struct rb_bisect_step st;
+			struct rb_ahead a[16];
+			double p = 0.5;
+			uint32_t pick;
+			size_t n;
+			bool bad;
+
+			rb_bisect_next(&b, &st);
+			pick = st.pick;
+			if (st.status == RB_BISECT_FOUND) {
+				cr_assert_eq(pick, truth);
+				rb_bisect_step_release(&st);
+				break;
+			}
+			cr_assert_eq(st.status, RB_BISECT_CONTINUE);
+			rb_bisect_step_release(&st);
+			n = rb_bisect_ahead(&b, &pick, &p, 1, 1, 1, a, 16);
+			bad = pick >= truth;
+			cr_assert_eq(rb_bisect_mark(&b, pick,
+						    bad ? RB_BAD : RB_GOOD),
+				     0);
+			rb_bisect_next(&b, &st);
+			if (st.status == RB_BISECT_CONTINUE)
+				cr_assert(ahead_find(a, n, st.pick),
+					  "seed %u: next pick missing", seed);
+			else
+				/* the chain's culprit has one parent */
+				cr_assert(st.pick == 0 ||
+						  ahead_find(a, n, st.pick - 1),
+					  "seed %u: parent missing", seed);
+			rb_bisect_step_release(&st);
+			cr_assert(++rounds < 20);
+		}
+		rb_bisect_release(&b);
+	}
+	rb_graph_release(&g);
+}
+
+/* k-way rounds: every outcome of both picks leads to listed picks */
+Test(bisect, ahead_kway_lists_each_outcome)
+{
+	struct rb_graph g;
+	struct rb_bisect b;
+	struct rb_ahead a[16];
+	uint32_t list[120], picks[2], next[2], combo, i;
+	double p[2] = { 0.5, 0.5 };
+	size_t n;
+
+	chain(&g, 120, list);
+	rb_bisect_init(&b, &g, list, 120, 0);
+	cr_assert_eq(rb_bisect_picks(&b, 2, picks), 2);
+	n = rb_bisect_ahead(&b, picks, p, 2, 2, 1, a, 16);
+	for (combo = 0; combo < 4; combo++) {
+		struct rb_bisect c = RB_BISECT_INIT;
+		uint32_t m;
+
+		rb_bisect_copy(&c, &b);
+		for (i = 0; i < 2; i++)
+			if (rb_bisect_mark(&c, picks[i],
+					   combo >> i & 1 ? RB_BAD : RB_GOOD) <
+			    0)
+				rb_error_clear();
+		m = rb_bisect_picks(&c, 2, next);
+		for (i = 0; i < m; i++)
+			cr_assert(ahead_find(a, n, next[i]),
+				  "outcome %u: pick %u missing", combo,
+				  next[i]);
+		rb_bisect_release(&c);
+	}
+	rb_bisect_release(&b);
+	rb_graph_release(&g);
+}
