@@ -153,13 +153,16 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 	struct bisection_step_rec *st = NULL;
 	struct bisection_rec rec = { 0 };
 	char hex[RB_OID_HEXSZ + 1];
-	int64_t runs, builds, boots;
+	int64_t runs, builds, boots, ahead, unused;
+	double wait;
 	json_t *root, *steps, *goods, *a;
 	size_t n = 0, i;
 	unsigned rounds = 0;
 	char *text = NULL;
 
 	if (store_bisection_counts(c->st, id, &runs, &builds, &boots) < 0 ||
+	    store_bisection_build_counts(c->st, id, &ahead, &unused, &wait) <
+		    0 ||
 	    store_bisection_steps(c->st, id, &st, &n) < 0 ||
 	    store_bisection_get(c->st, id, &rec) <= 0)
 		goto out;
@@ -227,6 +230,11 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 	json_object_set_new(root, "runs", json_integer(runs));
 	json_object_set_new(root, "builds", json_integer(builds));
 	json_object_set_new(root, "boots", json_integer(boots));
+	/* of the builds: made ahead of need, and of those the ones no step
+	 * used; the seconds the boxes waited for kernels */
+	json_object_set_new(root, "builds_ahead", json_integer(ahead));
+	json_object_set_new(root, "builds_ahead_unused", json_integer(unused));
+	json_object_set_new(root, "build_wait_seconds", json_real(wait));
 	json_object_set_new(root, "wall_seconds",
 			    json_real(rb_now() - rec.created));
 	json_object_set_new(root, "steps", steps);
@@ -297,6 +305,37 @@ static void git_date(char *buf, size_t n, int64_t t, int offset_min)
 		 abs(offset_min) / 60, abs(offset_min) % 60);
 }
 
+/* "12 builds, 5 of them ahead (2 unused); the boxes waited 3m 10s for
+ * kernels" */
+static void build_line(FILE *f, long long builds, long long ahead,
+		       long long unused, double wait)
+{
+	long w = lround(wait);
+
+	fprintf(f, "%lld builds, %lld of them ahead of need (%lld unused); "
+		   "the boxes waited ",
+		builds, ahead, unused);
+	if (w >= 60)
+		fprintf(f, "%ldm %lds", w / 60, w % 60);
+	else
+		fprintf(f, "%lds", w);
+	fprintf(f, " for kernels");
+}
+
+static void print_build_line(FILE *f, json_t *root)
+{
+	build_line(f,
+		   (long long)json_integer_value(
+			   json_object_get(root, "builds")),
+		   (long long)json_integer_value(
+			   json_object_get(root, "builds_ahead")),
+		   (long long)json_integer_value(
+			   json_object_get(root, "builds_ahead_unused")),
+		   json_number_value(
+			   json_object_get(root, "build_wait_seconds")));
+	fputc('\n', f);
+}
+
 void bisection_print_result(FILE *f, const char *json)
 {
 	json_t *root = json_loads(json, 0, NULL), *v;
@@ -339,6 +378,7 @@ void bisection_print_result(FILE *f, const char *json)
 				json_object_get(root, "builds")),
 			(long long)json_integer_value(
 				json_object_get(root, "boots")));
+		print_build_line(f, root);
 	} else if (!strcmp(status, "only-skipped")) {
 		fprintf(f, "There are only 'skip'ped commits left to test.\n"
 			   "The first bad commit could be any of:\n");
@@ -512,6 +552,21 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			}
 		}
 		json_decref(d);
+	}
+	{
+		int64_t runs, builds, boots, ahead, unused;
+		double wait;
+
+		if (store_bisection_counts(st, id, &runs, &builds, &boots) ==
+			    0 &&
+		    store_bisection_build_counts(st, id, &ahead, &unused,
+						 &wait) == 0) {
+			fprintf(f, "# %lld runs, %lld boots, ",
+				(long long)runs, (long long)boots);
+			build_line(f, (long long)builds, (long long)ahead,
+				   (long long)unused, wait);
+			fputc('\n', f);
+		}
 	}
 	bisection_steps_free(s, n);
 	bisection_rec_release(&rec);

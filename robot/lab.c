@@ -556,6 +556,54 @@ static const struct schema_row lava_rows[] = {
 	{ .name = NULL },
 };
 
+#define BUILDS_OFF(f) offsetof(struct lab_builds, f)
+
+static int check_build_slots(const struct schema_ctx *ctx,
+			     const struct ynode *n, const char *val)
+{
+	long v;
+
+	if (rb_parse_long(val, &v) < 0 || v < 1 || v > 64)
+		return ynode_error(ctx->file, n, "slots '%s' is not 1-64",
+				   val);
+	return 0;
+}
+
+static int check_cache_size(const struct schema_ctx *ctx,
+			    const struct ynode *n, const char *val)
+{
+	uint64_t v;
+
+	if (rb_parse_size(val, &v) < 0 || v == 0)
+		return ynode_error(ctx->file, n,
+				   "cache '%s' is not a size (50G, 800M)", val);
+	return 0;
+}
+
+static const struct schema_row builds_rows[] = {
+	{ .name = "slots",
+	  .type = SCH_LONG,
+	  .off = BUILDS_OFF(slots),
+	  .def = "2",
+	  .check = check_build_slots,
+	  .help = "kernel builds at once on this machine" },
+	{ .name = "ahead",
+	  .type = SCH_BOOL,
+	  .off = BUILDS_OFF(ahead),
+	  .def = "true",
+	  .help = "build the commits the next rounds may test" },
+	{ .name = "hosts",
+	  .type = SCH_STRLIST,
+	  .off = BUILDS_OFF(hosts),
+	  .help = "ssh build hosts (ROBOT_BUILD_HOST), one slot each" },
+	{ .name = "cache",
+	  .type = SCH_STR,
+	  .off = BUILDS_OFF(cache),
+	  .check = check_cache_size,
+	  .help = "artifact cache size limit; least recently used go" },
+	{ .name = NULL },
+};
+
 const struct schema_row lab_schema[] = {
 	{ .name = "tree",
 	  .type = SCH_MAP,
@@ -593,6 +641,11 @@ const struct schema_row lab_schema[] = {
 	  .off = LAB_OFF(lava),
 	  .sub = lava_rows,
 	  .help = "a LAVA server for transport: lava hosts" },
+	{ .name = "builds",
+	  .type = SCH_MAP,
+	  .off = LAB_OFF(builds),
+	  .sub = builds_rows,
+	  .help = "build slots, building ahead, the artifact cache" },
 	{ .name = NULL },
 };
 
@@ -775,6 +828,18 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 	}
 	if (lava_hosts(lab, hosts) < 0)
 		return -1;
+	if (lab->builds.cache &&
+	    rb_parse_size(lab->builds.cache, &lab->builds.cache_bytes) < 0)
+		RB_BUG("cache '%s' passed its check", lab->builds.cache);
+	for (i = 0; i < lab->builds.hosts.nr; i++)
+		if (check_no_newline(ctx, ynode_map_get(root, "builds"),
+				     lab->builds.hosts.v[i]) < 0 ||
+		    lab->builds.hosts.v[i][0] == '-')
+			return ynode_error(lab->file,
+					   ynode_map_get(root, "builds"),
+					   "build host '%s' is not an ssh "
+					   "destination",
+					   lab->builds.hosts.v[i]);
 	return nightly_jobs(lab, ctx, root);
 }
 

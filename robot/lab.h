@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "schema.h"
 #include "svec.h"
@@ -156,6 +157,21 @@ struct lab_lava {
 	long runs_per_job;
 };
 
+/*
+ * The builds: section: where kernels are built and how far ahead. Slots
+ * are builds at once on this machine; each build host (an ssh
+ * destination the build hook reaches through ROBOT_BUILD_HOST) is one
+ * more. A box's own build never waits for a build ahead (that one is
+ * cancelled).
+ */
+struct lab_builds {
+	long slots; /* local builds at once (default 2) */
+	bool ahead; /* build what the next rounds may test (default true) */
+	struct svec hosts; /* ssh build hosts */
+	char *cache; /* the artifact cache's size limit ("50G"), or NULL */
+	uint64_t cache_bytes; /* cache parsed (0: no limit) */
+};
+
 struct lab {
 	/* the lab file as given, and its folder (absolute) */
 	char *file;
@@ -173,6 +189,7 @@ struct lab {
 	struct lab_nightly nightly;
 	/* the lava: section (url NULL when absent) */
 	struct lab_lava lava;
+	struct lab_builds builds;
 };
 
 /* Read a lab file. 0, or -1 with "FILE:LINE:COL: message". */

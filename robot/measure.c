@@ -24,9 +24,22 @@ void measure_release(struct measure *m)
 	m->lava = NULL;
 }
 
+/* built by this host lately, and still there (the cache limit) */
 static bool was_built(const struct measure *m, const char *commit)
 {
-	return !strcmp(m->built[0], commit) || !strcmp(m->built[1], commit);
+	char *dir, *marker;
+	bool there;
+
+	if (strcmp(m->built[0], commit) && strcmp(m->built[1], commit))
+		return false;
+	if (!m->r->lab->builds.cache_bytes)
+		return true;
+	dir = runner_artifact_dir(m->r, commit);
+	marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
+	there = rb_file_exists(marker);
+	free(dir);
+	free(marker);
+	return there;
 }
 
 static enum measure_outcome of_step(enum step_outcome o)
@@ -49,8 +62,11 @@ int measure_once(struct measure *m, const char *commit,
 	sbuf_reset(why);
 	res->stage = MEASURE_BUILD;
 	if (!was_built(m, commit)) {
+		double t0 = rb_monotonic();
+
 		if (runner_build(m->r, commit, &so, why) < 0)
 			return -1;
+		res->build_wait = rb_monotonic() - t0;
 		res->outcome = of_step(so);
 		if (so != STEP_OK)
 			return 0;

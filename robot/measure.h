@@ -53,6 +53,8 @@ struct measure_result {
 	enum measure_outcome outcome;
 	enum measure_stage stage; /* where it ended */
 	int64_t run_id; /* MEASURE_OK: the stored run */
+	double build_wait; /* seconds in the build stage (a build, or
+			    * waiting for another thread's) */
 };
 
 void measure_init(struct measure *m, struct runner *r,

@@ -466,11 +466,11 @@ static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
 	double drain = o->drain > 0 ? o->drain : 2.0;
 	double deadline = o->timeout > 0 ? start + o->timeout : 0;
 	double drain_end = 0;
-	bool leader_gone = false, killed = false;
+	bool leader_gone = false, killed = false, termed = false;
 	int i;
 
 	for (;;) {
-		struct pollfd pfd[3];
+		struct pollfd pfd[4];
 		int nfds = 0, wait_ms = -1, r;
 		double now = rb_monotonic();
 
@@ -478,8 +478,9 @@ static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
 		    (cap[1].fd < 0 || now >= drain_end))
 			return 0;
 		if (!leader_gone && deadline > 0 && now >= deadline) {
-			if (!res->timed_out) {
+			if (!termed) {
 				res->timed_out = true;
+				termed = true;
 				kill(-pid, SIGTERM);
 				deadline = now + grace;
 			} else {
@@ -494,6 +495,10 @@ static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
 			pfd[nfds++].events = POLLIN;
 			if (deadline > 0)
 				wait_ms = ms_until(deadline, now);
+			if (o->cancel_fd > 0 && !termed) {
+				pfd[nfds].fd = o->cancel_fd;
+				pfd[nfds++].events = POLLIN;
+			}
 		} else {
 			wait_ms = ms_until(drain_end, now);
 		}
@@ -517,6 +522,16 @@ static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
 
 			if (!pfd[i].revents)
 				continue;
+			if (o->cancel_fd > 0 && pfd[i].fd == o->cancel_fd &&
+			    !leader_gone) {
+				if (!termed) {
+					res->cancelled = true;
+					termed = true;
+					kill(-pid, SIGTERM);
+					deadline = rb_monotonic() + grace;
+				}
+				continue;
+			}
 			if (pfd[i].fd == pidfd) {
 				/*
 				 * The child is gone. After a timeout its
@@ -524,7 +539,7 @@ static int supervise(const struct proc_opts *o, pid_t pid, int pidfd,
 				 * have not reaped yet keeps the group id
 				 * from being reused meanwhile.
 				 */
-				if (res->timed_out && !killed)
+				if (termed && !killed)
 					kill(-pid, SIGKILL);
 				waitpid(pid, status, 0);
 				leader_gone = true;
@@ -633,13 +648,17 @@ out:
 
 bool proc_ok(const struct proc_result *res)
 {
-	return res->exited && res->code == 0 && !res->timed_out;
+	return res->exited && res->code == 0 && !res->timed_out &&
+	       !res->cancelled;
 }
 
 const char *proc_describe(const struct proc_result *res, struct sbuf *buf)
 {
 	sbuf_reset(buf);
-	if (res->timed_out)
+	if (res->cancelled)
+		sbuf_addf(buf, "cancelled after %.0fs (%s)", res->elapsed,
+			  res->signal ? strsignal(res->signal) : "exited");
+	else if (res->timed_out)
 		sbuf_addf(buf, "timed out after %.0fs (%s)", res->elapsed,
 			  res->signal ? strsignal(res->signal) : "exited");
 	else if (res->exited)

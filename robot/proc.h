@@ -44,6 +44,13 @@ struct proc_opts {
 	 * pipes open: stop reading them after this many seconds (default 2).
 	 */
 	double drain;
+	/*
+	 * A descriptor (an eventfd, a pipe's read end) that turns readable
+	 * to cancel the child: its group is stopped as at a timeout
+	 * (SIGTERM, kill_grace, SIGKILL) and res.cancelled says so. 0: none
+	 * (a cancel descriptor is never stdin).
+	 */
+	int cancel_fd;
 };
 
 struct proc_result {
@@ -55,6 +62,8 @@ struct proc_result {
 	int signal;
 	/* the timeout fired (then signal says how it died) */
 	bool timed_out;
+	/* cancel_fd turned readable and the child was stopped */
+	bool cancelled;
 	double elapsed;
 };
 

@@ -3,11 +3,14 @@
  * Lab execution: build, boot and payload runs, each recorded in the store
  * before anyone acts on it.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "robot.h"
+#include "build-gate.h"
 #include "bisect.h"
 #include "job.h"
 #include "lab.h"
@@ -20,8 +23,6 @@
 #include "svec.h"
 #include "transport.h"
 
-/* Written last into a complete artifact directory (the hook contract). */
-#define ARTIFACT_COMPLETE ".robot-complete"
 /* Written when the build hook said 125: this commit cannot be built. */
 #define ARTIFACT_SKIP ".robot-skip"
 
@@ -38,6 +39,8 @@ const char *step_outcome_name(enum step_outcome o)
 		return "skip";
 	case STEP_INFRA:
 		return "infra";
+	case STEP_CANCELLED:
+		return "cancelled";
 	}
 	return "unknown";
 }
@@ -436,8 +439,8 @@ static void last_line(const char *log, struct sbuf *out)
  */
 static enum step_outcome run_hook(const char *hook, const struct svec *env,
 				  const char *cwd, const char *log,
-				  double timeout, struct sbuf *why,
-				  int *exit_code)
+				  double timeout, int cancel_fd,
+				  struct sbuf *why, int *exit_code)
 {
 	const char *argv[] = { hook, NULL };
 	struct proc_opts o = { .argv = argv,
@@ -446,7 +449,8 @@ static enum step_outcome run_hook(const char *hook, const struct svec *env,
 			       .stdout_path = log,
 			       .stderr_to_stdout = true,
 			       .timeout = timeout,
-			       .kill_grace = 10 };
+			       .kill_grace = 10,
+			       .cancel_fd = cancel_fd };
 	struct proc_result res;
 	struct sbuf d = SBUF_INIT;
 
@@ -457,6 +461,11 @@ static enum step_outcome run_hook(const char *hook, const struct svec *env,
 	}
 	if (res.exited)
 		*exit_code = res.code;
+	if (res.cancelled) {
+		sbuf_addf(why, "hook '%s' %s", hook, proc_describe(&res, &d));
+		sbuf_release(&d);
+		return STEP_CANCELLED;
+	}
 	if (res.exited && res.code == 0 && !res.timed_out)
 		return STEP_OK;
 	if (res.exited && res.code == 125 && !res.timed_out) {
@@ -470,29 +479,138 @@ static enum step_outcome run_hook(const char *hook, const struct svec *env,
 	return STEP_INFRA;
 }
 
-int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
-		 struct sbuf *why)
+/* a size in bytes of the tree at path (files only; not following links) */
+static uint64_t tree_bytes(const char *path)
 {
-	char *art = runner_artifact_dir(r, commit);
+	struct stat st;
+	uint64_t n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return (uint64_t)st.st_blocks * 512;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char *sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		sub = xstrfmt("%s/%s", path, e->d_name);
+		n += tree_bytes(sub);
+		free(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+/* artifacts most recently used that the cache limit never removes */
+#define CACHE_KEEP 4
+
+struct cached {
+	char *dir;
+	double used; /* the .complete marker's mtime: touched on each use */
+	uint64_t bytes;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct cached *x = a, *y = b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/*
+ * Keep WORKDIR/artifacts under the lab's builds.cache: the least recently
+ * used complete artifacts go first (a build, or a reuse, touches the
+ * marker), never one that is locked (being built), `keep` (just built) or
+ * among the CACHE_KEEP most recently used. Artifacts without the marker (half-written by a
+ * killed robot, or a skip) count but are removed only when complete ones
+ * do not make room.
+ */
+static void cache_trim(const struct runner *r, const char *keep)
+{
+	uint64_t limit = r->lab->builds.cache_bytes, total = 0;
+	char *top = xstrfmt("%s/artifacts", r->lab->workdir);
+	struct cached *v = NULL;
+	size_t nr = 0, alloc = 0, i;
+	struct dirent *e;
+	DIR *d;
+
+	if (!limit || !(d = opendir(top))) {
+		free(top);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *dir, *marker;
+
+		if (e->d_name[0] == '.' || rb_ends_with(e->d_name, ".lock"))
+			continue;
+		dir = xstrfmt("%s/%s", top, e->d_name);
+		marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
+		RB_ALLOC_GROW(v, nr + 1, alloc);
+		v[nr].dir = dir;
+		v[nr].bytes = tree_bytes(dir);
+		v[nr].used = stat(marker, &st) == 0 ?
+				     (double)st.st_mtim.tv_sec +
+					     st.st_mtim.tv_nsec / 1e9 :
+				     -1; /* no marker: first to go */
+		total += v[nr].bytes;
+		nr++;
+		free(marker);
+	}
+	closedir(d);
+	qsort(v, nr, sizeof(*v), by_use);
+	/* the newest few stay: a box may be booting one of them (a boot
+	 * does not hold the artifact's lock) */
+	for (i = 0; i + CACHE_KEEP < nr && total > limit; i++) {
+		char *lockp = xstrfmt("%s.lock", v[i].dir);
+		int fd;
+
+		if (!strcmp(v[i].dir, keep)) {
+			free(lockp);
+			continue;
+		}
+		fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    rb_remove_tree(v[i].dir) == 0)
+			total -= RB_MIN(total, v[i].bytes);
+		if (fd >= 0)
+			close(fd);
+		free(lockp);
+	}
+	for (i = 0; i < nr; i++)
+		free(v[i].dir);
+	free(v);
+	free(top);
+}
+
+/*
+ * Build commit, holding its artifact lock (held). ahead: a build ahead of
+ * need, which takes a build slot only when one is free (1: no slot) and
+ * stops when a box wants the slot (STEP_CANCELLED: nothing is kept).
+ */
+static int build_held(struct runner *r, const char *commit, const char *art,
+		      bool ahead, unsigned rank, enum step_outcome *out,
+		      struct sbuf *why)
+{
 	char *done = xstrfmt("%s/" ARTIFACT_COMPLETE, art);
 	char *skip = xstrfmt("%s/" ARTIFACT_SKIP, art);
-	char *lockp = xstrfmt("%s.lock", art);
 	char *src = NULL, *bdir = NULL, *log = NULL, *base = NULL;
+	struct build_ticket t = { .slot = -1 };
 	struct svec env = SVEC_INIT;
 	uint8_t oid[RB_OID_RAWSZ];
 	double t0;
-	int ret = -1, code = -1, lockfd = -1;
+	int ret = -1, code = -1;
 
 	*out = STEP_INFRA;
-	if (rb_mkdir_p(art) < 0)
-		goto out;
-	/* hosts that need the same commit wait for one build */
-	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-		rb_error("cannot lock '%s': %s", lockp, strerror(errno));
-		goto out;
-	}
 	if (rb_file_exists(done)) {
+		/* its use, for the cache's least recently used rule */
+		utimensat(AT_FDCWD, done, NULL, 0);
 		*out = STEP_OK;
 		ret = 0;
 		goto out;
@@ -509,52 +627,110 @@ int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
 		rb_error("the lab has no hooks.build");
 		goto out;
 	}
-	src = xstrfmt("%s/src/%d", r->lab->workdir, r->slot);
-	bdir = xstrfmt("%s/build/%s-%s-%d", r->lab->workdir, r->kconfig,
-		       r->compiler, r->slot);
-	if (rb_mkdir_p(bdir) < 0)
-		goto out;
 	if (rb_oid_from_hex(oid, commit) < 0) {
 		rb_error("not a commit id: '%s'", commit);
 		goto out;
 	}
-	if (rb_repo_checkout(r->repo, oid, src) < 0)
+	if (r->gate && ahead && !build_gate_try(r->gate, rank, &t)) {
+		ret = 1;
+		goto out;
+	}
+	if (r->gate && !ahead)
+		build_gate_enter(r->gate, &t);
+	src = xstrfmt("%s/src/%d", r->lab->workdir, r->slot);
+	bdir = xstrfmt("%s/build/%s-%s-%d", r->lab->workdir, r->kconfig,
+		       r->compiler, r->slot);
+	if (rb_mkdir_p(bdir) < 0 || rb_repo_checkout(r->repo, oid, src) < 0)
 		goto out;
 	base = xstrfmt("build-%.12s-%s-%s", commit, r->kconfig, r->compiler);
 	log = new_log(r, base);
 	if (!log)
 		goto out;
 	hook_env(r, &env, commit, src, bdir, art, NULL);
+	svec_pushf(&env, "ROBOT_BUILD_HOST=%s", t.host ? t.host : "");
 	if (!r->quiet)
-		rb_notice("building %.12s (%s, %s)", commit, r->kconfig,
-			  r->compiler);
+		rb_notice("building %.12s (%s, %s)%s", commit, r->kconfig,
+			  r->compiler, ahead ? ", ahead" : "");
 	t0 = rb_now();
 	*out = run_hook(r->lab->hooks.build, &env, r->lab->workdir, log,
-			(double)r->lab->hooks.build_timeout, why, &code);
+			(double)r->lab->hooks.build_timeout,
+			ahead ? t.cancel_fd : 0, why, &code);
+	if (*out == STEP_CANCELLED) {
+		r->counts.builds_cancelled++;
+		ret = 0;
+		goto out;
+	}
 	r->counts.builds++;
+	r->counts.builds_ahead += ahead;
 	if (*out == STEP_OK &&
 	    rb_write_file_atomic(done, commit, strlen(commit)) < 0)
 		goto out;
 	if (*out == STEP_SKIP && rb_write_file_atomic(skip, "125\n", 4) < 0)
 		goto out;
-	if (store_build_add(r->st, commit, r->kconfig, r->compiler,
-			    step_outcome_name(*out), code, t0, rb_now(), art,
-			    log, NULL) < 0)
+	if (store_build_add_at(r->st, commit, r->kconfig, r->compiler,
+			       step_outcome_name(*out), code, t0, rb_now(), art,
+			       log, ahead, t.host, NULL) < 0)
 		goto out;
 	ret = 0;
 out:
-	if (lockfd >= 0)
-		close(lockfd);
+	if (r->gate)
+		build_gate_leave(r->gate, &t);
+	if (ret == 0 && *out == STEP_OK)
+		cache_trim(r, art);
 	svec_clear(&env);
-	free(art);
 	free(done);
 	free(skip);
-	free(lockp);
 	free(src);
 	free(bdir);
 	free(log);
 	free(base);
 	return ret;
+}
+
+static int build(struct runner *r, const char *commit, bool ahead,
+		 unsigned rank, enum step_outcome *out, struct sbuf *why)
+{
+	char *art = runner_artifact_dir(r, commit);
+	char *lockp = xstrfmt("%s.lock", art);
+	int ret = -1, lockfd = -1;
+
+	*out = STEP_INFRA;
+	if (rb_mkdir_p(art) < 0)
+		goto out;
+	/* hosts that need the same commit wait for one build; a build
+	 * ahead leaves a commit being built to its builder */
+	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0) {
+		rb_error("cannot lock '%s': %s", lockp, strerror(errno));
+		goto out;
+	}
+	if (flock(lockfd, LOCK_EX | (ahead ? LOCK_NB : 0)) < 0) {
+		if (ahead && errno == EWOULDBLOCK)
+			ret = 1;
+		else
+			rb_error("cannot lock '%s': %s", lockp,
+				 strerror(errno));
+		goto out;
+	}
+	ret = build_held(r, commit, art, ahead, rank, out, why);
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	free(art);
+	free(lockp);
+	return ret;
+}
+
+int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
+		 struct sbuf *why)
+{
+	return build(r, commit, false, 0, out, why);
+}
+
+int runner_build_ahead(struct runner *r, const char *commit, unsigned rank,
+		       enum step_outcome *out, struct sbuf *why)
+{
+	return build(r, commit, true, rank, out, why);
 }
 
 int runner_boot(struct runner *r, const struct lab_host *host,
@@ -579,7 +755,8 @@ int runner_boot(struct runner *r, const struct lab_host *host,
 		if (!r->quiet)
 			rb_notice("booting %s into %.12s", host->name, commit);
 		*out = run_hook(r->lab->hooks.boot, &env, r->lab->workdir, log,
-				(double)r->lab->hooks.boot_timeout, why, &code);
+				(double)r->lab->hooks.boot_timeout, 0, why,
+				&code);
 		r->counts.boots++;
 	} else {
 		/* no boot hook: the host runs whatever kernel it has */

@@ -13,6 +13,7 @@ struct lab_host;
 struct job;
 struct sbuf;
 struct rb_repo;
+struct build_gate;
 
 /*
  * Lab execution: "run this atomic job at this commit on this host", as
@@ -50,12 +51,15 @@ enum step_outcome {
 	STEP_OK,
 	STEP_SKIP, /* exit 125: this commit cannot be built or booted */
 	STEP_INFRA, /* could not tell: retry, never a verdict */
+	STEP_CANCELLED, /* a build ahead stopped: a box wanted its slot */
 };
 const char *step_outcome_name(enum step_outcome o);
 
 /* What this runner executed for real (for summaries and bisection JSON). */
 struct runner_counts {
 	unsigned builds, boots, runs;
+	unsigned builds_ahead; /* of builds: ahead of need */
+	unsigned builds_cancelled; /* builds ahead stopped for a box */
 };
 
 struct runner {
@@ -78,6 +82,8 @@ struct runner {
 	/* the last runner_run failed on the job itself (the host's payload
 	 * does not know its test or an option): no retry can help */
 	bool bad_input;
+	/* build slots shared with other runners (NULL: builds run at once) */
+	struct build_gate *gate;
 };
 
 /*
@@ -89,6 +95,10 @@ int runner_init(struct runner *r, const struct lab *lab, struct store *st,
 		struct rb_repo *repo, const struct job *job, int slot);
 void runner_release(struct runner *r);
 
+/* The marker an artifact directory gets last, when its build is whole:
+ * an artifact without it is never used. */
+#define ARTIFACT_COMPLETE ".robot-complete"
+
 /* The artifact directory of a commit (malloc'd). */
 char *runner_artifact_dir(const struct runner *r, const char *commit);
 
@@ -99,6 +109,16 @@ char *runner_artifact_dir(const struct runner *r, const char *commit);
  */
 int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
 		 struct sbuf *why);
+
+/*
+ * A build ahead of need (rank: its place in the look-ahead, 0 the
+ * likeliest): 1 when it cannot start now (no free slot of r->gate, or
+ * another runner builds the commit), else 0 with *out (OK also when the
+ * artifact was there; CANCELLED when a box took the slot: no artifact,
+ * no store row) or -1 when the robot failed.
+ */
+int runner_build_ahead(struct runner *r, const char *commit, unsigned rank,
+		       enum step_outcome *out, struct sbuf *why);
 
 /* Boot host into commit (which must have been built). */
 int runner_boot(struct runner *r, const struct lab_host *host,

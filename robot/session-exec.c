@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "robot.h"
+#include "build-gate.h"
 #include "context.h"
 #include "measure.h"
 #include "repo.h"
@@ -29,6 +30,17 @@ struct worker {
 	char task[RB_OID_HEXSZ + 1];
 };
 
+/* A thread that builds what the session's look-ahead lists. */
+struct builder {
+	struct session_exec_real *x;
+	pthread_t th;
+	bool started;
+	struct runner r;
+	bool runner_up;
+	struct store *st;
+	struct rb_repo *repo;
+};
+
 struct session_exec_real {
 	struct ctx *c;
 	int64_t bisection_id;
@@ -45,6 +57,17 @@ struct session_exec_real {
 	bool quit;
 	struct session_result *done; /* finished tasks, FIFO */
 	size_t done_nr;
+	/* build slots (every runner's) and the builders ahead */
+	struct build_gate gate;
+	bool gate_up;
+	struct builder *b;
+	int nr_b;
+	/* the last look-ahead (under mu): 0 open, 1 taken by a builder */
+	char (*ahead)[RB_OID_HEXSZ + 1];
+	uint8_t *ahead_taken;
+	size_t ahead_nr;
+	unsigned long ahead_gen;
+	unsigned builds_cancelled;
 };
 
 static void result(struct worker *w, enum session_outcome o, int64_t run_id,
@@ -108,6 +131,7 @@ static void work(struct worker *w)
 	struct sbuf why = SBUF_INIT;
 
 	w->r.bad_input = false;
+	memset(&res, 0, sizeof(res));
 	if (measure_once(&w->m, w->task, &res, &stats, &why) < 0)
 		/* a host whose payload cannot run the job: no retry helps */
 		result(w,
@@ -121,6 +145,12 @@ static void work(struct worker *w)
 	else
 		result(w, of[res.outcome], res.run_id,
 		       res.outcome == MEASURE_OK ? NULL : why.buf);
+	/* a box that waited a second or more for its kernel: the time
+	 * building ahead is there to save */
+	if (res.build_wait >= 1 &&
+	    store_bisection_add_wait(w->st, w->x->bisection_id,
+				     res.build_wait) < 0)
+		rb_warn("%s", rb_errmsg());
 	statset_release(&stats);
 	sbuf_release(&why);
 }
@@ -141,6 +171,81 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&x->mu);
 		work(w);
 	}
+}
+
+/*
+ * Build the look-ahead's commits, the likeliest first, while a slot is
+ * free. A commit that cannot start (no slot, or another thread builds
+ * it) is tried again when a slot is left; one built, failed or found
+ * complete is not tried again until the next look-ahead.
+ */
+static void *builder_main(void *arg)
+{
+	struct builder *b = arg;
+	struct session_exec_real *x = b->x;
+	unsigned long seen = build_gate_epoch(&x->gate);
+	struct sbuf why = SBUF_INIT;
+
+	for (;;) {
+		char commit[RB_OID_HEXSZ + 1];
+		unsigned long gen = 0;
+		enum step_outcome so;
+		long rank = -1;
+		size_t i;
+		int r;
+
+		pthread_mutex_lock(&x->mu);
+		if (x->quit) {
+			pthread_mutex_unlock(&x->mu);
+			break;
+		}
+		for (i = 0; i < x->ahead_nr && rank < 0; i++)
+			if (!x->ahead_taken[i]) {
+				rank = (long)i;
+				x->ahead_taken[i] = 1;
+				memcpy(commit, x->ahead[i], sizeof(commit));
+				gen = x->ahead_gen;
+			}
+		pthread_mutex_unlock(&x->mu);
+		if (rank < 0) {
+			if (!build_gate_wait(&x->gate, &seen))
+				break;
+			continue;
+		}
+		sbuf_reset(&why);
+		r = runner_build_ahead(&b->r, commit, (unsigned)rank, &so,
+				       &why);
+		if (r < 0)
+			rb_warn("building %.12s ahead: %s", commit,
+				rb_errmsg());
+		if (r != 1)
+			continue;
+		pthread_mutex_lock(&x->mu);
+		if (x->ahead_gen == gen)
+			x->ahead_taken[rank] = 0;
+		pthread_mutex_unlock(&x->mu);
+		if (!build_gate_wait(&x->gate, &seen))
+			break;
+	}
+	sbuf_release(&why);
+	return NULL;
+}
+
+static void x_ahead(void *data, const char (*commits)[RB_OID_HEXSZ + 1],
+		    size_t n)
+{
+	struct session_exec_real *x = data;
+
+	pthread_mutex_lock(&x->mu);
+	free(x->ahead);
+	free(x->ahead_taken);
+	x->ahead = xcalloc(n + 1, sizeof(*x->ahead));
+	x->ahead_taken = xcalloc(n + 1, 1);
+	memcpy(x->ahead, commits, n * sizeof(*x->ahead));
+	x->ahead_nr = n;
+	x->ahead_gen++;
+	pthread_mutex_unlock(&x->mu);
+	build_gate_poke(&x->gate);
 }
 
 static int x_start(void *data, int h, const char *commit)
@@ -273,12 +378,42 @@ int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
 		measure_init(&w->m, &w->r, c->hosts[i]);
 		store_set_bisection(w->st, bisection_id);
 	}
+	if (build_gate_init(&x->gate, (int)c->lab.builds.slots,
+			    &c->lab.builds.hosts) < 0)
+		goto fail;
+	x->gate_up = true;
+	for (i = 0; i < x->nr; i++)
+		x->w[i].r.gate = &x->gate;
+	/* a builder per slot, its worktree after the hosts' */
+	x->nr_b = c->lab.builds.ahead ? x->gate.nr : 0;
+	x->b = xcalloc((size_t)x->nr_b + 1, sizeof(*x->b));
+	for (i = 0; i < x->nr_b; i++) {
+		struct builder *b = &x->b[i];
+
+		b->x = x;
+		if (store_open(&b->st, c->lab.workdir) < 0 ||
+		    rb_repo_open(&b->repo, c->lab.tree.path) < 0 ||
+		    runner_init(&b->r, &c->lab, b->st, b->repo, ctx_job(c, 0),
+				x->nr + i) < 0)
+			goto fail;
+		b->runner_up = true;
+		b->r.quiet = true;
+		b->r.gate = &x->gate;
+		store_set_bisection(b->st, bisection_id);
+	}
 	for (i = 0; i < x->nr; i++) {
 		if (pthread_create(&x->w[i].th, NULL, worker_main, &x->w[i])) {
 			rb_error("cannot start a worker thread");
 			goto fail;
 		}
 		x->w[i].started = true;
+	}
+	for (i = 0; i < x->nr_b; i++) {
+		if (pthread_create(&x->b[i].th, NULL, builder_main, &x->b[i])) {
+			rb_error("cannot start a builder thread");
+			goto fail;
+		}
+		x->b[i].started = true;
 	}
 	ops->data = x;
 	ops->steps = x_steps;
@@ -290,6 +425,7 @@ int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
 	ops->wait = x_wait;
 	ops->now = x_now;
 	ops->pause = x_pause;
+	ops->ahead = x->nr_b ? x_ahead : NULL;
 	*out = x;
 	return 0;
 fail:
@@ -317,6 +453,22 @@ void session_exec_real_stop(struct session_exec_real *x)
 	x->quit = true;
 	pthread_cond_broadcast(&x->task_cv);
 	pthread_mutex_unlock(&x->mu);
+	/* builds ahead still going are of no use to this robot: stopped
+	 * (their artifacts stay incomplete, never used) */
+	if (x->gate_up)
+		build_gate_close(&x->gate);
+	for (i = 0; i < x->nr_b; i++) {
+		struct builder *b = &x->b[i];
+
+		if (b->started)
+			pthread_join(b->th, NULL);
+		if (b->runner_up) {
+			x->builds_cancelled += b->r.counts.builds_cancelled;
+			runner_release(&b->r);
+		}
+		rb_repo_free(b->repo);
+		store_close(b->st);
+	}
 	for (i = 0; i < x->nr; i++) {
 		struct worker *w = &x->w[i];
 
@@ -329,6 +481,11 @@ void session_exec_real_stop(struct session_exec_real *x)
 		rb_repo_free(w->repo);
 		store_close(w->st);
 	}
+	if (x->gate_up)
+		build_gate_release(&x->gate);
+	free(x->b);
+	free(x->ahead);
+	free(x->ahead_taken);
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->task_cv);
 	pthread_cond_destroy(&x->done_cv);

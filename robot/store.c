@@ -221,6 +221,13 @@ static const char *const migrations[] = {
 	") STRICT;"
 	"CREATE INDEX lava_jobs_by_commit ON lava_jobs(host, commit_sha,"
 	"  job_key);",
+	/* 6 -> 7: builds made ahead of need (session look-ahead) and where
+	 * (a build host, NULL: this machine); the time a bisection's boxes
+	 * waited for kernels */
+	"ALTER TABLE builds ADD COLUMN ahead INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE builds ADD COLUMN build_host TEXT;"
+	"ALTER TABLE bisections ADD COLUMN build_wait REAL NOT NULL"
+	"  DEFAULT 0;",
 };
 
 static int store_error(struct store *st, const char *what)
@@ -408,13 +415,58 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 		    double started, double finished, const char *artifact_dir,
 		    const char *log, int64_t *id)
 {
+	return store_build_add_at(st, commit, kconfig, compiler, status,
+				  exit_code, started, finished, artifact_dir,
+				  log, false, NULL, id);
+}
+
+int store_build_add_at(struct store *st, const char *commit,
+		       const char *kconfig, const char *compiler,
+		       const char *status, int exit_code, double started,
+		       double finished, const char *artifact_dir,
+		       const char *log, bool ahead, const char *build_host,
+		       int64_t *id)
+{
 	return db_run(
 		st->db, id,
 		"INSERT INTO builds (commit_sha, kconfig, compiler, status,"
 		" exit_code, started, finished, artifact_dir, log,"
-		" bisection_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
-		"ssssiddssn", commit, kconfig, compiler, status, exit_code,
-		started, finished, artifact_dir, log, st->bisection_id);
+		" bisection_id, ahead, build_host)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		"ssssiddssnis", commit, kconfig, compiler, status, exit_code,
+		started, finished, artifact_dir, log, st->bisection_id,
+		(int)ahead, build_host);
+}
+
+int store_bisection_add_wait(struct store *st, int64_t id, double seconds)
+{
+	return db_run(st->db, NULL,
+		      "UPDATE bisections SET build_wait = build_wait + ?"
+		      " WHERE id = ?",
+		      "dI", seconds, id);
+}
+
+int store_bisection_build_counts(struct store *st, int64_t id,
+				 int64_t *ahead, int64_t *unused, double *wait)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT (SELECT COUNT(*) FROM builds WHERE"
+		     "  bisection_id = ?1 AND ahead = 1),"
+		     " (SELECT COUNT(*) FROM builds b WHERE bisection_id = ?1"
+		     "  AND ahead = 1 AND NOT EXISTS (SELECT 1 FROM runs r"
+		     "   WHERE r.bisection_id = ?1"
+		     "   AND r.commit_sha = b.commit_sha)"
+		     "  AND NOT EXISTS (SELECT 1 FROM bisection_steps t"
+		     "   WHERE t.bisection_id = ?1"
+		     "   AND t.commit_sha = b.commit_sha)),"
+		     " (SELECT COALESCE(MAX(build_wait), 0) FROM bisections"
+		     "  WHERE id = ?1)",
+		     "I", id) < 0 ||
+	    db_get(st->db, s, "count builds", "IId", ahead, unused, wait) < 0)
+		return -1;
+	return 0;
 }
 
 int store_build_latest(struct store *st, const char *commit,

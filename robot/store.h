@@ -86,6 +86,14 @@ int store_build_add(struct store *st, const char *commit, const char *kconfig,
 		    const char *compiler, const char *status, int exit_code,
 		    double started, double finished, const char *artifact_dir,
 		    const char *log, int64_t *id);
+/* The same for a build ahead of need (ahead) or on a build host (NULL:
+ * this machine). */
+int store_build_add_at(struct store *st, const char *commit,
+		       const char *kconfig, const char *compiler,
+		       const char *status, int exit_code, double started,
+		       double finished, const char *artifact_dir,
+		       const char *log, bool ahead, const char *build_host,
+		       int64_t *id);
 /* The latest build of commit+kconfig+compiler; 1 found, 0 none, -1 error. */
 int store_build_latest(struct store *st, const char *commit,
 		       const char *kconfig, const char *compiler,
@@ -263,5 +271,13 @@ int64_t store_last_run_id(struct store *st);
 /* What the bisection executed: payload runs, build and boot hooks. */
 int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 			   int64_t *builds, int64_t *boots);
+/*
+ * Builds ahead of need: how many the bisection made, how many of them
+ * no run and no step of it used, and the seconds its boxes waited for
+ * kernels (store_bisection_add_wait).
+ */
+int store_bisection_build_counts(struct store *st, int64_t id,
+				 int64_t *ahead, int64_t *unused, double *wait);
+int store_bisection_add_wait(struct store *st, int64_t id, double seconds);
 
 #endif

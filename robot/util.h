@@ -104,6 +104,11 @@ const char *rb_suggest(const char *word, const char *const *cands, size_t n);
 int rb_parse_long(const char *s, long *out);
 int rb_parse_double(const char *s, double *out);
 /*
+ * A size: digits with an optional K, M, G or T (powers of 1024, an
+ * optional trailing B or iB: "20G", "512MiB", "4096"). 0 or -1.
+ */
+int rb_parse_size(const char *s, uint64_t *out);
+/*
  * Whether s is text a terminal shows as it is: valid UTF-8 without
  * control characters (C0, DEL, C1: no escape sequence, no line end).
  */

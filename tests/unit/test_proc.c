@@ -214,6 +214,42 @@ Test(proc, timeout_kills_the_process_group, .timeout = 60)
 	free(dir);
 }
 
+/*
+ * A cancel descriptor that turns readable stops the child's group as a
+ * timeout does, and says "cancelled", not "timed out": a build ahead that
+ * a box's own build needed the slot of.
+ */
+Test(proc, cancel_fd_stops_the_group, .timeout = 60)
+{
+	const char *argv[] = { "sh", "-c", "sleep 1000", NULL };
+	struct proc_opts o = { .argv = argv, .kill_grace = 0.3 };
+	struct proc_result res;
+	struct sbuf d = SBUF_INIT;
+	int fds[2];
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(write(fds[1], "x", 1), 1);
+	o.cancel_fd = fds[0];
+	cr_assert_eq(proc_run(&o, &res), 0, "%s", rb_errmsg());
+	cr_expect(res.cancelled);
+	cr_expect(!res.timed_out);
+	cr_expect_eq(res.signal, SIGTERM);
+	cr_expect(!proc_ok(&res));
+	cr_expect(rb_starts_with(proc_describe(&res, &d), "cancelled after"));
+	/* not readable: the child runs to its end */
+	argv[2] = "exit 3";
+	close(fds[0]);
+	close(fds[1]);
+	cr_assert_eq(pipe(fds), 0);
+	o.cancel_fd = fds[0];
+	cr_assert_eq(proc_run(&o, &res), 0);
+	cr_expect(!res.cancelled);
+	cr_expect(res.exited && res.code == 3);
+	close(fds[0]);
+	close(fds[1]);
+	sbuf_release(&d);
+}
+
 /* Stray descendants holding the capture pipe do not hang the caller. */
 Test(proc, stray_descendant_does_not_block, .timeout = 60)
 {
