@@ -798,6 +798,28 @@ static int lava_hosts(struct lab *lab, const struct ynode *hosts)
 }
 
 /* Checks across rows, after the table has been read. */
+/* builds.hosts: ssh destinations (never an option, never two lines) */
+static int build_hosts(const struct lab *lab, const struct ynode *root)
+{
+	const struct ynode *list =
+		ynode_map_get(ynode_map_get(root, "builds"), "hosts");
+	size_t i;
+
+	for (i = 0; i < lab->builds.hosts.nr; i++) {
+		const char *h = lab->builds.hosts.v[i];
+		const struct ynode *at =
+			list->kind == YNODE_SEQ ? list->vals[i] : list;
+
+		if (!*h || h[0] == '-' || strpbrk(h, " \t\r\n'\"\\"))
+			return ynode_error(lab->file, at,
+					   "build host '%s' is not an ssh "
+					   "destination (user@host or a "
+					   "Host alias)",
+					   h);
+	}
+	return 0;
+}
+
 static int finish(struct lab *lab, const struct schema_ctx *ctx,
 		  const struct ynode *root)
 {
@@ -831,15 +853,8 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 	if (lab->builds.cache &&
 	    rb_parse_size(lab->builds.cache, &lab->builds.cache_bytes) < 0)
 		RB_BUG("cache '%s' passed its check", lab->builds.cache);
-	for (i = 0; i < lab->builds.hosts.nr; i++)
-		if (check_no_newline(ctx, ynode_map_get(root, "builds"),
-				     lab->builds.hosts.v[i]) < 0 ||
-		    lab->builds.hosts.v[i][0] == '-')
-			return ynode_error(lab->file,
-					   ynode_map_get(root, "builds"),
-					   "build host '%s' is not an ssh "
-					   "destination",
-					   lab->builds.hosts.v[i]);
+	if (build_hosts(lab, root) < 0)
+		return -1;
 	return nightly_jobs(lab, ctx, root);
 }
 

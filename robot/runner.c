@@ -648,6 +648,7 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 		goto out;
 	hook_env(r, &env, commit, src, bdir, art, NULL);
 	svec_pushf(&env, "ROBOT_BUILD_HOST=%s", t.host ? t.host : "");
+	svec_pushf(&env, "ROBOT_BUILD_AHEAD=%d", ahead);
 	if (!r->quiet)
 		rb_notice("building %.12s (%s, %s)%s", commit, r->kconfig,
 			  r->compiler, ahead ? ", ahead" : "");
@@ -655,8 +656,13 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	*out = run_hook(r->lab->hooks.build, &env, r->lab->workdir, log,
 			(double)r->lab->hooks.build_timeout,
 			ahead ? t.cancel_fd : 0, why, &code);
-	if (*out == STEP_CANCELLED) {
-		r->counts.builds_cancelled++;
+	/* a build a signal to the robot cut short says nothing of the
+	 * commit: not recorded, as a cancelled build ahead */
+	if (*out == STEP_INFRA && rb_stop_requested())
+		*out = ahead ? STEP_CANCELLED : STEP_INFRA;
+	if (*out == STEP_CANCELLED ||
+	    (*out == STEP_INFRA && rb_stop_requested())) {
+		r->counts.builds_cancelled += *out == STEP_CANCELLED;
 		ret = 0;
 		goto out;
 	}

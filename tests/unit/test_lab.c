@@ -163,6 +163,26 @@ Test(lab, defaults)
 	cr_expect_eq(lab.nightly.max_runs, 10);
 	cr_expect(lab.nightly.improvements);
 	cr_expect_not(lab.nightly.still_mail);
+	/* two local build slots, building ahead, no cache limit */
+	cr_expect_eq(lab.builds.slots, 2);
+	cr_expect(lab.builds.ahead);
+	cr_expect_eq(lab.builds.hosts.nr, 0);
+	cr_expect_null(lab.builds.cache);
+	cr_expect_eq(lab.builds.cache_bytes, 0);
+	lab_release(&lab);
+}
+
+Test(lab, builds_section)
+{
+	struct lab lab;
+
+	load(&lab, "builds:\n  slots: 3\n  ahead: false\n"
+		   "  hosts: [kb1, robot@kb2.lab]\n  cache: 20G\n");
+	cr_expect_eq(lab.builds.slots, 3);
+	cr_expect_not(lab.builds.ahead);
+	cr_assert_eq(lab.builds.hosts.nr, 2);
+	cr_expect_str_eq(lab.builds.hosts.v[1], "robot@kb2.lab");
+	cr_expect_eq(lab.builds.cache_bytes, 20ULL << 30);
 	lab_release(&lab);
 }
 
@@ -319,6 +339,16 @@ Test(lab, errors_with_line_and_column)
 		{ "lava:\n  url: http://l\n  device_type: qemu\n"
 		  "  artifact_url: file:///a\n  runs_per_job: 0\n",
 		  "lab.yaml:5:17: runs_per_job '0' is not 1-100" },
+		{ "builds:\n  slots: 0\n",
+		  "lab.yaml:2:10: slots '0' is not 1-64" },
+		{ "builds:\n  cache: lots\n",
+		  "lab.yaml:2:10: cache 'lots' is not a size (50G, 800M)" },
+		{ "builds:\n  hosts: [kb1, -oProxyCommand=x]\n",
+		  "lab.yaml:2:16: build host '-oProxyCommand=x' is not an ssh "
+		  "destination (user@host or a Host alias)" },
+		{ "builds:\n  slot: 2\n",
+		  "lab.yaml:2:3: unknown key 'slot' in builds (did you mean "
+		  "'slots'?)" },
 		{ "hosts:\n  - name: s1\n    transport: lavaa\n",
 		  "lab.yaml:3:16: 'hosts[0].transport' must be one of ssh, "
 		  "local, lava, not 'lavaa'" },

@@ -99,6 +99,22 @@ Test(util, parse_numbers)
 	cr_assert_eq(rb_parse_double("1.5e3", &d), 0);
 	cr_assert_float_eq(d, 1500.0, 1e-9);
 	cr_assert_eq(rb_parse_double("nan?", &d), -1);
+	{
+		uint64_t z;
+
+		cr_assert_eq(rb_parse_size("4096", &z), 0);
+		cr_assert_eq(z, 4096);
+		cr_assert_eq(rb_parse_size("512MiB", &z), 0);
+		cr_assert_eq(z, 512ULL << 20);
+		cr_assert_eq(rb_parse_size("20G", &z), 0);
+		cr_assert_eq(z, 20ULL << 30);
+		cr_assert_eq(rb_parse_size("1TB", &z), 0);
+		cr_assert_eq(z, 1ULL << 40);
+		cr_assert_eq(rb_parse_size("-1G", &z), -1);
+		cr_assert_eq(rb_parse_size("2X", &z), -1);
+		cr_assert_eq(rb_parse_size("G", &z), -1);
+		cr_assert_eq(rb_parse_size("99999999999T", &z), -1);
+	}
 	cr_assert(rb_is_sha1_hex("0123456789abcdef0123456789abcdef01234567"));
 	cr_assert_not(
 		rb_is_sha1_hex("0123456789abcdef0123456789abcdef0123456"));
