@@ -39,7 +39,8 @@ void rb_bisect_copy(struct rb_bisect *dst, const struct rb_bisect *src)
 	memcpy(tmp, src->tmp, sizeof(*tmp) * n);
 	dst->mb = NULL;
 	if (src->mb) {
-		dst->mb = xmalloc(sizeof(*dst->mb) * (src->mb_nr ? src->mb_nr : 1));
+		dst->mb = xmalloc(sizeof(*dst->mb) *
+				  (src->mb_nr ? src->mb_nr : 1));
 		memcpy(dst->mb, src->mb, sizeof(*dst->mb) * src->mb_nr);
 	}
 }

@@ -312,8 +312,9 @@ static void build_line(FILE *f, long long builds, long long ahead,
 {
 	long w = lround(wait);
 
-	fprintf(f, "%lld builds, %lld of them ahead of need (%lld unused); "
-		   "the boxes waited ",
+	fprintf(f,
+		"%lld builds, %lld of them ahead of need (%lld unused); "
+		"the boxes waited ",
 		builds, ahead, unused);
 	if (w >= 60)
 		fprintf(f, "%ldm %lds", w / 60, w % 60);
@@ -324,15 +325,14 @@ static void build_line(FILE *f, long long builds, long long ahead,
 
 static void print_build_line(FILE *f, json_t *root)
 {
-	build_line(f,
-		   (long long)json_integer_value(
-			   json_object_get(root, "builds")),
-		   (long long)json_integer_value(
-			   json_object_get(root, "builds_ahead")),
-		   (long long)json_integer_value(
-			   json_object_get(root, "builds_ahead_unused")),
-		   json_number_value(
-			   json_object_get(root, "build_wait_seconds")));
+	build_line(
+		f,
+		(long long)json_integer_value(json_object_get(root, "builds")),
+		(long long)json_integer_value(
+			json_object_get(root, "builds_ahead")),
+		(long long)json_integer_value(
+			json_object_get(root, "builds_ahead_unused")),
+		json_number_value(json_object_get(root, "build_wait_seconds")));
 	fputc('\n', f);
 }
 
@@ -561,8 +561,8 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			    0 &&
 		    store_bisection_build_counts(st, id, &ahead, &unused,
 						 &wait) == 0) {
-			fprintf(f, "# %lld runs, %lld boots, ",
-				(long long)runs, (long long)boots);
+			fprintf(f, "# %lld runs, %lld boots, ", (long long)runs,
+				(long long)boots);
 			build_line(f, (long long)builds, (long long)ahead,
 				   (long long)unused, wait);
 			fputc('\n', f);

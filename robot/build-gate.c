@@ -105,7 +105,8 @@ void build_gate_enter(struct build_gate *g, struct build_ticket *t)
 			break;
 		for (i = 0; i < g->nr; i++)
 			if (g->slot[i].busy && g->slot[i].ahead &&
-			    (victim < 0 || g->slot[i].rank > g->slot[victim].rank))
+			    (victim < 0 ||
+			     g->slot[i].rank > g->slot[victim].rank))
 				victim = i;
 		/* one cancel in flight is enough: its slot comes back */
 		if (victim >= 0 && !g->slot[victim].cancelling) {
@@ -124,8 +125,7 @@ void build_gate_enter(struct build_gate *g, struct build_ticket *t)
 	pthread_mutex_unlock(&g->mu);
 }
 
-bool build_gate_try(struct build_gate *g, unsigned rank,
-		    struct build_ticket *t)
+bool build_gate_try(struct build_gate *g, unsigned rank, struct build_ticket *t)
 {
 	int i;
 

@@ -564,13 +564,12 @@ static int check_build_slots(const struct schema_ctx *ctx,
 	long v;
 
 	if (rb_parse_long(val, &v) < 0 || v < 1 || v > 64)
-		return ynode_error(ctx->file, n, "slots '%s' is not 1-64",
-				   val);
+		return ynode_error(ctx->file, n, "slots '%s' is not 1-64", val);
 	return 0;
 }
 
-static int check_cache_size(const struct schema_ctx *ctx,
-			    const struct ynode *n, const char *val)
+static int check_cache_size(const struct schema_ctx *ctx, const struct ynode *n,
+			    const char *val)
 {
 	uint64_t v;
 
@@ -596,6 +595,12 @@ static const struct schema_row builds_rows[] = {
 	  .type = SCH_STRLIST,
 	  .off = BUILDS_OFF(hosts),
 	  .help = "ssh build hosts (ROBOT_BUILD_HOST), one slot each" },
+	{ .name = "host_dir",
+	  .type = SCH_STR,
+	  .off = BUILDS_OFF(host_dir),
+	  .def = "robot-build",
+	  .check = check_no_newline,
+	  .help = "the build hosts' folder (relative: to the login's home)" },
 	{ .name = "cache",
 	  .type = SCH_STR,
 	  .off = BUILDS_OFF(cache),
@@ -810,12 +815,24 @@ static int build_hosts(const struct lab *lab, const struct ynode *root)
 		const struct ynode *at =
 			list->kind == YNODE_SEQ ? list->vals[i] : list;
 
+		size_t k;
+
 		if (!*h || h[0] == '-' || strpbrk(h, " \t\r\n'\"\\"))
 			return ynode_error(lab->file, at,
 					   "build host '%s' is not an ssh "
 					   "destination (user@host or a "
 					   "Host alias)",
 					   h);
+		for (k = 0; k < lab->nr_hosts; k++)
+			if (!strcmp(h, lab->hosts[k].name) ||
+			    (lab->hosts[k].ssh &&
+			     !strcmp(h, lab->hosts[k].ssh)))
+				return ynode_error(
+					lab->file, at,
+					"build host '%s' is the test host '%s': "
+					"a build never runs on a box that "
+					"measures",
+					h, lab->hosts[k].name);
 	}
 	return 0;
 }

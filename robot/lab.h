@@ -168,6 +168,9 @@ struct lab_builds {
 	long slots; /* local builds at once (default 2) */
 	bool ahead; /* build what the next rounds may test (default true) */
 	struct svec hosts; /* ssh build hosts */
+	/* their folder for worktrees, objects, artifacts (ROBOT_BUILD_HOST_DIR;
+	 * default robot-build, under the login's home) */
+	char *host_dir;
 	char *cache; /* the artifact cache's size limit ("50G"), or NULL */
 	uint64_t cache_bytes; /* cache parsed (0: no limit) */
 };

@@ -648,6 +648,7 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 		goto out;
 	hook_env(r, &env, commit, src, bdir, art, NULL);
 	svec_pushf(&env, "ROBOT_BUILD_HOST=%s", t.host ? t.host : "");
+	svec_pushf(&env, "ROBOT_BUILD_HOST_DIR=%s", r->lab->builds.host_dir);
 	svec_pushf(&env, "ROBOT_BUILD_AHEAD=%d", ahead);
 	if (!r->quiet)
 		rb_notice("building %.12s (%s, %s)%s", commit, r->kconfig,

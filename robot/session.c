@@ -531,7 +531,7 @@ static void look_ahead(struct sess *s, bool anchors)
 			continue;
 		memcpy(s->ahead[s->ahead_nr++], hex, sizeof(hex));
 	}
-	s->ops->ahead(s->ops->data, (const char(*)[RB_OID_HEXSZ + 1])s->ahead,
+	s->ops->ahead(s->ops->data, (const char(*)[RB_OID_HEXSZ + 1]) s->ahead,
 		      s->ahead_nr);
 }
 

@@ -446,8 +446,8 @@ int store_bisection_add_wait(struct store *st, int64_t id, double seconds)
 		      "dI", seconds, id);
 }
 
-int store_bisection_build_counts(struct store *st, int64_t id,
-				 int64_t *ahead, int64_t *unused, double *wait)
+int store_bisection_build_counts(struct store *st, int64_t id, int64_t *ahead,
+				 int64_t *unused, double *wait)
 {
 	sqlite3_stmt *s;
 

@@ -276,8 +276,8 @@ int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
  * no run and no step of it used, and the seconds its boxes waited for
  * kernels (store_bisection_add_wait).
  */
-int store_bisection_build_counts(struct store *st, int64_t id,
-				 int64_t *ahead, int64_t *unused, double *wait);
+int store_bisection_build_counts(struct store *st, int64_t id, int64_t *ahead,
+				 int64_t *unused, double *wait);
 int store_bisection_add_wait(struct store *st, int64_t id, double seconds);
 
 #endif

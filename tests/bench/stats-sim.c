@@ -711,7 +711,8 @@ static void ahead_row(int s, double effect, long trials, long N,
 		struct session_mem m;
 		struct result r0;
 		uint64_t seed = 1000003ULL * (uint64_t)i +
-				7919ULL * (uint64_t)s + (uint64_t)(effect * 101);
+				7919ULL * (uint64_t)s +
+				(uint64_t)(effect * 101);
 
 		session_mem_linux_like(&g, N, 0x5eed0000ULL + (uint64_t)i);
 		session_mem_init_graph(&m, &g, 1, &model);
@@ -768,8 +769,8 @@ static void ahead_table(long trials, long N, const struct stats_policy *pol)
 	printf("%-9s %6s | %5s %4s %3s | %5s %4s %4s %4s %1s | %5s %4s %4s "
 	       "%4s %1s | %5s %4s %4s %4s %1s | %5s\n",
 	       "noise", "change", "hours", "wait", "bld", "hours", "x", "wait",
-	       "bld", "", "hours", "x", "wait", "bld", "", "hours", "x",
-	       "wait", "bld", "", "runs");
+	       "bld", "", "hours", "x", "wait", "bld", "", "hours", "x", "wait",
+	       "bld", "", "runs");
 	for (a = 0; a < RB_ARRAY_SIZE(shapes); a++)
 		for (e = 0; e < RB_ARRAY_SIZE(eff); e++) {
 			struct ahead_tally t[AHEAD_VARIANTS];
@@ -788,7 +789,8 @@ static void ahead_table(long trials, long N, const struct stats_policy *pol)
 				       t[v].wait / n / 3600, t[v].builds / n,
 				       "");
 			printf(" %4.0f%%\n",
-			       100.0 * (double)(t[1].same + t[2].same +
+			       100.0 *
+				       (double)(t[1].same + t[2].same +
 						t[3].same) /
 				       (3 * n));
 			fflush(stdout);

@@ -160,7 +160,8 @@ static void advance_builds(struct session_mem *m, double until)
 
 		for (i = 0; i < m->cost.slots; i++)
 			if (m->slot[i].pending && m->slot[i].until <= until &&
-			    (best < 0 || m->slot[i].until < m->slot[best].until))
+			    (best < 0 ||
+			     m->slot[i].until < m->slot[best].until))
 				best = i;
 		if (best < 0)
 			return;
@@ -288,8 +289,8 @@ static int m_start(void *data, int h, const char *commit)
 	m->build_wait += begin - m->clock;
 	if (m->booted[h] != k + 1)
 		begin += m->cost.boot;
-	hs->res.outcome = m->model.run(m->model.data, h, k, begin, &hs->value,
-				       &duration);
+	hs->res.outcome =
+		m->model.run(m->model.data, h, k, begin, &hs->value, &duration);
 	hs->finish = begin + duration;
 	if (hs->res.outcome == SESSION_RUN_OK)
 		hs->res.run_id = ++m->run_id;

@@ -346,6 +346,10 @@ Test(lab, errors_with_line_and_column)
 		{ "builds:\n  hosts: [kb1, -oProxyCommand=x]\n",
 		  "lab.yaml:2:16: build host '-oProxyCommand=x' is not an ssh "
 		  "destination (user@host or a Host alias)" },
+		{ "hosts:\n  - name: b1\n    ssh: root@b1\n"
+		  "builds:\n  hosts: [root@b1]\n",
+		  "lab.yaml:5:11: build host 'root@b1' is the test host 'b1': "
+		  "a build never runs on a box that measures" },
 		{ "builds:\n  slot: 2\n",
 		  "lab.yaml:2:3: unknown key 'slot' in builds (did you mean "
 		  "'slots'?)" },
