@@ -64,6 +64,7 @@ static const struct field {
 	{ "cc", F_OTHER, 0 },
 	{ "steps", F_OTHER, 0 },
 	{ "confirm", F_OTHER, 0 },
+	{ "cost", F_OTHER, 0 },
 };
 
 struct ctx {
@@ -323,6 +324,41 @@ static int get_confirm(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 	return 0;
 }
 
+static int get_cost(const struct ctx *c, struct rb_report_doc *d, json_t *o)
+{
+	static const char *const names[] = {
+		"runs",		 "boots",      "builds", "builds_ahead",
+		"builds_unused", "build_wait", NULL
+	};
+	struct rb_report_cost *k = &d->r.cost;
+	json_t *v;
+
+	if (check_object(c, o, "cost", names) < 0 ||
+	    get_uint(c, json_object_get(o, "runs"), "cost.runs", &k->runs) <
+		    0 ||
+	    get_uint(c, json_object_get(o, "boots"), "cost.boots", &k->boots) <
+		    0 ||
+	    get_uint(c, json_object_get(o, "builds"), "cost.builds",
+		     &k->builds) < 0)
+		return -1;
+	v = json_object_get(o, "builds_ahead");
+	if (v && get_uint(c, v, "cost.builds_ahead", &k->builds_ahead) < 0)
+		return -1;
+	v = json_object_get(o, "builds_unused");
+	if (v && get_uint(c, v, "cost.builds_unused", &k->builds_unused) < 0)
+		return -1;
+	v = json_object_get(o, "build_wait");
+	if (v && (get_num(c, v, "cost.build_wait", &k->build_wait) < 0 ||
+		  !(k->build_wait >= 0)))
+		return bad(c, "cost.build_wait", "seconds, 0 or more");
+	if (k->builds_ahead > k->builds || k->builds_unused > k->builds_ahead)
+		return rb_error("%s: 'cost' has more builds ahead than builds, "
+				"or more unused than ahead",
+				c->path);
+	d->r.has_cost = true;
+	return 0;
+}
+
 static int get_field(const struct ctx *c, struct rb_report_doc *d,
 		     const struct field *f, json_t *v)
 {
@@ -388,6 +424,8 @@ static int get_other(const struct ctx *c, struct rb_report_doc *d,
 		return get_steps(c, d, v);
 	if (!strcmp(name, "confirm"))
 		return get_confirm(c, d, v);
+	if (!strcmp(name, "cost"))
+		return get_cost(c, d, v);
 	if (!strcmp(name, "to")) {
 		if (get_addrs(c, v, name, &d->to, &nr) < 0)
 			return -1;

@@ -505,6 +505,33 @@ static void measure_line(struct sbuf *b, const char *label,
 	free(sha);
 }
 
+/* "Lab time: 33 runs, 25 boots, 8 builds (3 built ahead of need, ...)" */
+static void section_cost(struct sbuf *b, const struct rb_report *r)
+{
+	const struct rb_report_cost *c = &r->cost;
+	long w = lround(c->build_wait);
+	struct sbuf line = SBUF_INIT;
+
+	if (!r->has_cost)
+		return;
+	sbuf_addf(&line, "Lab time: %u runs, %u boots, %u builds", c->runs,
+		  c->boots, c->builds);
+	if (c->builds_ahead)
+		sbuf_addf(&line,
+			  " (%u built ahead of need while the box measured, "
+			  "%u of them unused)",
+			  c->builds_ahead, c->builds_unused);
+	sbuf_addstr(&line, "; the box waited ");
+	if (w >= 60)
+		sbuf_addf(&line, "%ldm %lds", w / 60, w % 60);
+	else
+		sbuf_addf(&line, "%lds", w);
+	sbuf_addstr(&line, " for kernels.");
+	body_line(b, line.buf);
+	blank(b, 1);
+	sbuf_release(&line);
+}
+
 static void section_confirm(struct sbuf *b, const struct rb_report *r)
 {
 	const struct rb_report_confirm *c = r->confirm;
@@ -739,6 +766,7 @@ int rb_report_render(struct sbuf *out, const struct rb_report *orig)
 	if (section_details(&b, r) < 0)
 		goto out;
 	section_bisection(&b, r);
+	section_cost(&b, r);
 	section_confirm(&b, r);
 	section_share(&b, r);
 	section_confidence(&b, r);

@@ -146,6 +146,17 @@ struct rb_report {
 	double confidence; /* 0..1; < 0: not stated */
 	const char *confidence_note; /* why, in a sentence or two; or NULL */
 	const char *reproduce; /* exact command line(s), or NULL */
+	/*
+	 * The lab time the bisection took (has_cost false: not stated):
+	 * payload runs, boots, builds and of them those made ahead of need
+	 * while boxes measured (and of those the ones no step used), and
+	 * the seconds the boxes waited for kernels
+	 */
+	bool has_cost;
+	struct rb_report_cost {
+		unsigned runs, boots, builds, builds_ahead, builds_unused;
+		double build_wait;
+	} cost;
 };
 
 /*

@@ -621,6 +621,20 @@ static void draft_evidence(json_t *res, struct rb_report *r)
 	json_t *sh = json_object_get(res, "share");
 
 	r->confidence = json_number_value(json_object_get(res, "confidence"));
+	/* results of robots before builds ahead do not say the cost */
+	r->has_cost = json_object_get(res, "builds_ahead") != NULL;
+	r->cost.runs =
+		(unsigned)json_integer_value(json_object_get(res, "runs"));
+	r->cost.boots =
+		(unsigned)json_integer_value(json_object_get(res, "boots"));
+	r->cost.builds =
+		(unsigned)json_integer_value(json_object_get(res, "builds"));
+	r->cost.builds_ahead = (unsigned)json_integer_value(
+		json_object_get(res, "builds_ahead"));
+	r->cost.builds_unused = (unsigned)json_integer_value(
+		json_object_get(res, "builds_ahead_unused"));
+	r->cost.build_wait =
+		json_number_value(json_object_get(res, "build_wait_seconds"));
 	r->confidence_note =
 		"The whole bisection spends at most a 1% chance of a wrong "
 		"culprit, split over its steps; each step ran until a "

@@ -3,6 +3,7 @@
 
 #include "robot.h"
 #include "report.h"
+#include "report-json.h"
 #include "sbuf.h"
 #include "svec.h"
 #include "report-fixtures.h"
@@ -807,4 +808,69 @@ Test(report, share_of_a_multi_step_change)
 	mail = render(&r);
 	cr_assert(strstr(mail, "accounts for") == NULL, "%s", mail);
 	free(mail);
+}
+
+/* The lab time a bisection took: a line after the bisection table. */
+Test(report, lab_time_line)
+{
+	static const char doc_ok[] =
+		"{\"key\": \"k\", \"cost\": {\"runs\": 33, \"boots\": 25, \"builds\": 8, "
+		"\"builds_ahead\": 3, \"builds_unused\": 1, "
+		"\"build_wait\": 250.4}}";
+	static const char *const doc_bad[] = {
+		"{\"key\": \"k\", \"cost\": {\"runs\": 1, \"boots\": 1, \"builds\": 2, "
+		"\"builds_ahead\": 3}}",
+		"{\"key\": \"k\", \"cost\": {\"runs\": 1, \"boots\": 1, \"builds\": 2, "
+		"\"build_wait\": -1}}",
+		"{\"key\": \"k\", \"cost\": {\"runs\": 1, \"boots\": 1, \"builds\": 2, "
+		"\"walls\": 1}}",
+		"{\"key\": \"k\", \"cost\": {\"runs\": 1, \"builds\": 2}}",
+	};
+	struct rb_report r = fx_regression;
+	struct rb_report_doc doc;
+	char *mail;
+	size_t i;
+
+	r.has_cost = true;
+	r.cost = (struct rb_report_cost){ .runs = 33,
+					  .boots = 25,
+					  .builds = 8,
+					  .builds_ahead = 3,
+					  .builds_unused = 1,
+					  .build_wait = 250.4 };
+	mail = render(&r);
+	cr_assert(strstr(mail, "Lab time: 33 runs, 25 boots, 8 builds (3 "
+			       "built ahead of need while the box") != NULL,
+		  "%s", mail);
+	cr_assert(strstr(mail, "waited 4m 10s for kernels.") != NULL, "%s",
+		  mail);
+	free(mail);
+	r.cost.builds_ahead = 0;
+	r.cost.build_wait = 7;
+	mail = render(&r);
+	cr_assert(strstr(mail, "8 builds; the box waited 7s for kernels.") !=
+			  NULL,
+		  "%s", mail);
+	free(mail);
+	r.has_cost = false;
+	mail = render(&r);
+	cr_assert(strstr(mail, "Lab time") == NULL, "%s", mail);
+	free(mail);
+
+	/* the report JSON's cost */
+	cr_assert_eq(rb_report_doc_parse(&doc, "r.json", doc_ok,
+					 strlen(doc_ok)),
+		     0, "%s", rb_errmsg());
+	cr_assert(doc.r.has_cost);
+	cr_assert_eq(doc.r.cost.builds_unused, 1);
+	cr_assert_float_eq(doc.r.cost.build_wait, 250.4, 1e-9);
+	rb_report_doc_release(&doc);
+	for (i = 0; i < RB_ARRAY_SIZE(doc_bad); i++) {
+		cr_assert_eq(rb_report_doc_parse(&doc, "r.json", doc_bad[i],
+						 strlen(doc_bad[i])),
+			     -1, "parsed: %s", doc_bad[i]);
+		cr_assert(strstr(rb_errmsg(), "cost") != NULL, "%s",
+			  rb_errmsg());
+		rb_report_doc_release(&doc);
+	}
 }
