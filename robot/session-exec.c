@@ -391,7 +391,7 @@ int session_exec_real_start(struct session_exec_real **out, struct ctx *c,
 		struct builder *b = &x->b[i];
 
 		b->x = x;
-		if (store_open(&b->st, c->lab.workdir) < 0 ||
+		if (!ctx_job(c, 0) || store_open(&b->st, c->lab.workdir) < 0 ||
 		    rb_repo_open(&b->repo, c->lab.tree.path) < 0 ||
 		    runner_init(&b->r, &c->lab, b->st, b->repo, ctx_job(c, 0),
 				x->nr + i) < 0)
