@@ -637,9 +637,11 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	}
 	if (r->gate && !ahead)
 		build_gate_enter(r->gate, &t);
-	src = xstrfmt("%s/src/%d", r->lab->workdir, r->slot);
-	bdir = xstrfmt("%s/build/%s-%s-%d", r->lab->workdir, r->kconfig,
-		       r->compiler, r->slot);
+	/* the object dir sits at the same place relative to its worktree
+	 * in every slot: ccache (CCACHE_BASEDIR) then hits across slots */
+	src = xstrfmt("%s/slots/%d/src", r->lab->workdir, r->slot);
+	bdir = xstrfmt("%s/slots/%d/build/%s-%s", r->lab->workdir, r->slot,
+		       r->kconfig, r->compiler);
 	if (rb_mkdir_p(bdir) < 0 || rb_repo_checkout(r->repo, oid, src) < 0)
 		goto out;
 	base = xstrfmt("build-%.12s-%s-%s", commit, r->kconfig, r->compiler);

@@ -36,8 +36,10 @@ struct build_gate;
  * Workdir layout:
  *   robot.db                 the store
  *   jobs/<name>.yaml         atomic job files (ROBOT_JOB)
- *   src/<slot>/              worktrees (ROBOT_SRC), one per build slot
- *   build/<kconfig>-<compiler>-<slot>/   object dirs (ROBOT_BUILD_DIR)
+ *   slots/<slot>/src/        worktrees (ROBOT_SRC), one per build slot
+ *   slots/<slot>/build/<kconfig>-<compiler>/   object dirs (ROBOT_BUILD_DIR),
+ *                            at the same place relative to the worktree in
+ *                            every slot, so that ccache hits across slots
  *   artifacts/<commit>-<kconfig>-<compiler>/   (ROBOT_ARTIFACT_DIR)
  *   logs/                    hook logs
  *   results/<testcase>/<path_params>/<host>/<rootfs>/<kconfig>/<compiler>/
