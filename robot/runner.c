@@ -635,8 +635,6 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 		ret = 1;
 		goto out;
 	}
-	if (r->gate && !ahead)
-		build_gate_enter(r->gate, &t);
 	/* the object dir sits at the same place relative to its worktree
 	 * in every slot: ccache (CCACHE_BASEDIR) then hits across slots */
 	src = xstrfmt("%s/slots/%d/src", r->lab->workdir, r->slot);
@@ -648,6 +646,14 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	log = new_log(r, base);
 	if (!log)
 		goto out;
+	/*
+	 * A box's build takes its slot once its worktree is checked out (a
+	 * build ahead it cancels stops at once). NEEDSWORK: a build ahead
+	 * takes its slot before its checkout, so a box may wait for that
+	 * checkout (seconds) before the cancel reaches the hook.
+	 */
+	if (r->gate && !ahead)
+		build_gate_enter(r->gate, &t);
 	hook_env(r, &env, commit, src, bdir, art, NULL);
 	svec_pushf(&env, "ROBOT_BUILD_HOST=%s", t.host ? t.host : "");
 	svec_pushf(&env, "ROBOT_BUILD_HOST_DIR=%s", r->lab->builds.host_dir);

@@ -67,7 +67,6 @@ struct session_exec_real {
 	uint8_t *ahead_taken;
 	size_t ahead_nr;
 	unsigned long ahead_gen;
-	unsigned builds_cancelled;
 };
 
 static void result(struct worker *w, enum session_outcome o, int64_t run_id,
@@ -462,10 +461,8 @@ void session_exec_real_stop(struct session_exec_real *x)
 
 		if (b->started)
 			pthread_join(b->th, NULL);
-		if (b->runner_up) {
-			x->builds_cancelled += b->r.counts.builds_cancelled;
+		if (b->runner_up)
 			runner_release(&b->r);
-		}
 		rb_repo_free(b->repo);
 		store_close(b->st);
 	}
