@@ -505,3 +505,60 @@ Test(session, confirmation_boots_every_two_runs)
 		session_mem_release(&f.m);
 	}
 }
+
+/*
+ * Building ahead: the same bisection (same seed) without and with the
+ * session's look-ahead on two simulated build slots. The runs and the
+ * culprit are the same; the box waits less for kernels, and every commit
+ * a step tested was built before the box wanted it, but the anchors'.
+ */
+Test(session, builds_ahead_change_nothing_but_the_wait)
+{
+	struct session_mem_costs cost = { .build = 600,
+					  .build_incr = 180,
+					  .boot = 60,
+					  .incr_within = 2,
+					  .slots = 2 };
+	struct session_outcome_info out[2];
+	long runs[2], k, missed = 0;
+	double wait[2], wall[2];
+	int v;
+
+	for (v = 0; v < 2; v++) {
+		struct fake f = { .culprit = 13,
+				  .fast = 100,
+				  .slow = 70,
+				  .noise = 6,
+				  .rng = 7,
+				  .duration = 70 };
+
+		fake_init(&f, 1);
+		f.m.cost = cost;
+		f.m.cost.ahead = v == 1;
+		cr_assert_eq(bisect(&f, &out[v], NULL), 0, "%s", rb_errmsg());
+		runs[v] = f.m.runs;
+		wait[v] = f.m.build_wait;
+		wall[v] = f.m.clock;
+		if (v == 0) {
+			cr_assert_eq(f.m.ahead_calls, 0);
+		} else {
+			cr_assert_gt(f.m.ahead_calls, 0);
+			cr_assert_gt(f.m.builds_ahead, 0);
+			/* the candidates tested: built ahead, all but
+			 * one whose step leaned the wrong way at most */
+			for (k = 1; k < NC - 1; k++)
+				if (f.m.samples[k].nr &&
+				    !(f.m.art_flags[k] & 1))
+					missed++;
+			cr_assert_leq(missed, 1, "%ld not built ahead", missed);
+		}
+		session_mem_release(&f.m);
+	}
+	cr_assert_eq(out[0].status, SESSION_FOUND);
+	cr_assert_str_eq(out[1].culprit, out[0].culprit);
+	cr_assert_eq(runs[1], runs[0]);
+	cr_assert_lt(wait[1], wait[0]);
+	cr_assert_lt(wall[1], wall[0]);
+	session_outcome_release(&out[0]);
+	session_outcome_release(&out[1]);
+}
