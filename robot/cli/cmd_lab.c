@@ -218,6 +218,78 @@ out:
 	sbuf_release(&desc);
 }
 
+/*
+ * A build host (builds.hosts): reachable over ssh as the build hook
+ * reaches it, with the tools scripts/hooks/build-on-host and a build
+ * need there (rsync, make). It measures nothing: no stress-ng column.
+ */
+static void probe_build_host(const struct lab *lab, const char *dest,
+			     struct row *r)
+{
+	const char *tools_argv[] = { "sh", "-c",
+				     "for t in rsync make nproc; do command -v "
+				     "$t >/dev/null || echo \"$t\"; done; nproc",
+				     NULL };
+	struct lab_host h = { .name = (char *)dest,
+			      .transport = (char *)"ssh",
+			      .ssh = (char *)dest };
+	struct sbuf out = SBUF_INIT_MAX(4096), err = SBUF_INIT_MAX(4096);
+	struct sbuf desc = SBUF_INIT;
+	struct transport_cmd cmd = { .argv = tools_argv,
+				     .out = &out,
+				     .err = &err,
+				     .timeout = PROBE_TIMEOUT };
+	struct transport_result res;
+	struct transport t;
+	const char *last;
+	long n;
+
+	r->host = dest;
+	r->transport = "build";
+	r->nproc = -1;
+	r->payload = -1;
+	if (transport_open(&t, lab, &h) < 0) {
+		r->msg = xstrdup(rb_errmsg());
+		return;
+	}
+	if (transport_run(&t, &cmd, &res) < 0) {
+		r->msg = xstrdup(rb_errmsg());
+		goto out;
+	}
+	if (res.infra || !res.exited || res.code) {
+		sbuf_rtrim(&err);
+		r->msg = res.infra || !err.len ?
+				 xstrdup(transport_describe(&res, &desc)) :
+				 first_line(&err);
+		transport_result_release(&res);
+		goto out;
+	}
+	transport_result_release(&res);
+	r->reachable = true;
+	sbuf_rtrim(&out);
+	last = strrchr(out.buf, '\n');
+	last = last ? last + 1 : out.buf;
+	if (rb_parse_long(last, &n) == 0)
+		r->nproc = n;
+	if (last != out.buf) {
+		/* the tools it lacks, one a line before nproc */
+		char *missing = xstrndup(out.buf, (size_t)(last - out.buf) - 1);
+		char *c;
+
+		for (c = missing; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		r->msg = xstrfmt("missing: %s", missing);
+		r->reachable = false;
+		free(missing);
+	}
+out:
+	transport_close(&t);
+	sbuf_release(&out);
+	sbuf_release(&err);
+	sbuf_release(&desc);
+}
+
 static void print_row(size_t wh, size_t wt, const char *host,
 		      const char *transport, const char *reachable,
 		      const char *nproc, const char *payload, const char *msg)
@@ -279,7 +351,7 @@ static int lab_check(int argc, char **argv)
 	struct job_list jobs = { 0 };
 	struct lab lab;
 	struct row *rows;
-	size_t i, wh = 4, wt = 9;
+	size_t i, nrows, wh = 4, wt = 9;
 	bool lab_up = false, pool_ok = false;
 	int ret = RB_EXIT_OK;
 
@@ -313,7 +385,15 @@ static int lab_check(int argc, char **argv)
 		ret = RB_EXIT_FAIL;
 		goto done;
 	}
-	rows = xcalloc(lab.nr_hosts, sizeof(*rows));
+	nrows = lab.nr_hosts + lab.builds.hosts.nr;
+	rows = xcalloc(nrows, sizeof(*rows));
+	for (i = lab.nr_hosts; i < nrows; i++) {
+		probe_build_host(&lab, lab.builds.hosts.v[i - lab.nr_hosts],
+				 &rows[i]);
+		if (!rows[i].reachable)
+			ret = RB_EXIT_FAIL;
+		wh = RB_MAX(wh, strlen(rows[i].host));
+	}
 	for (i = 0; i < lab.nr_hosts; i++) {
 		rows[i].host = lab.hosts[i].name;
 		rows[i].transport = lab.hosts[i].transport;
@@ -330,7 +410,7 @@ static int lab_check(int argc, char **argv)
 	}
 	print_row(wh, wt, "host", "transport", "reachable", "nproc",
 		  "stress-ng", "message");
-	for (i = 0; i < lab.nr_hosts; i++) {
+	for (i = 0; i < nrows; i++) {
 		char nproc[24] = "-";
 
 		if (rows[i].nproc >= 0)
