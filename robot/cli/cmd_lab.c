@@ -156,6 +156,35 @@ static void probe_lava(const struct lab_host *h, bool pool_ok,
 	r->msg = xstrdup("a slot of the LAVA pool");
 }
 
+/*
+ * Run cmd on t: true when it ran and exited 0, else false with the row's
+ * message (the robot's error, the transport's account, or the command's
+ * first line on stderr).
+ */
+static bool ran_ok(struct transport *t, const struct transport_cmd *cmd,
+		   struct sbuf *err, struct row *r)
+{
+	struct transport_result res;
+	struct sbuf desc = SBUF_INIT;
+	bool ok = false;
+
+	if (transport_run(t, cmd, &res) < 0) {
+		r->msg = xstrdup(rb_errmsg());
+		return false;
+	}
+	if (res.infra || !res.exited || res.code) {
+		sbuf_rtrim(err);
+		r->msg = res.infra || !err->len ?
+				 xstrdup(transport_describe(&res, &desc)) :
+				 first_line(err);
+	} else {
+		ok = true;
+	}
+	transport_result_release(&res);
+	sbuf_release(&desc);
+	return ok;
+}
+
 static void probe(const struct lab *lab, const struct lab_host *h,
 		  const struct job_list *jobs, struct row *r)
 {
@@ -176,19 +205,8 @@ static void probe(const struct lab *lab, const struct lab_host *h,
 		r->msg = xstrdup(rb_errmsg());
 		return;
 	}
-	if (transport_run(&t, &cmd, &res) < 0) {
-		r->msg = xstrdup(rb_errmsg());
+	if (!ran_ok(&t, &cmd, &err, r))
 		goto out;
-	}
-	if (res.infra || !res.exited || res.code) {
-		sbuf_rtrim(&err);
-		r->msg = res.infra || !err.len ?
-				 xstrdup(transport_describe(&res, &desc)) :
-				 first_line(&err);
-		transport_result_release(&res);
-		goto out;
-	}
-	transport_result_release(&res);
 	r->reachable = true;
 	sbuf_reset(&err);
 	cmd.argv = nproc_argv;
@@ -234,12 +252,10 @@ static void probe_build_host(const struct lab *lab, const char *dest,
 			      .transport = (char *)"ssh",
 			      .ssh = (char *)dest };
 	struct sbuf out = SBUF_INIT_MAX(4096), err = SBUF_INIT_MAX(4096);
-	struct sbuf desc = SBUF_INIT;
 	struct transport_cmd cmd = { .argv = tools_argv,
 				     .out = &out,
 				     .err = &err,
 				     .timeout = PROBE_TIMEOUT };
-	struct transport_result res;
 	struct transport t;
 	const char *last;
 	long n;
@@ -252,19 +268,8 @@ static void probe_build_host(const struct lab *lab, const char *dest,
 		r->msg = xstrdup(rb_errmsg());
 		return;
 	}
-	if (transport_run(&t, &cmd, &res) < 0) {
-		r->msg = xstrdup(rb_errmsg());
+	if (!ran_ok(&t, &cmd, &err, r))
 		goto out;
-	}
-	if (res.infra || !res.exited || res.code) {
-		sbuf_rtrim(&err);
-		r->msg = res.infra || !err.len ?
-				 xstrdup(transport_describe(&res, &desc)) :
-				 first_line(&err);
-		transport_result_release(&res);
-		goto out;
-	}
-	transport_result_release(&res);
 	r->reachable = true;
 	sbuf_rtrim(&out);
 	last = strrchr(out.buf, '\n');
@@ -287,7 +292,6 @@ out:
 	transport_close(&t);
 	sbuf_release(&out);
 	sbuf_release(&err);
-	sbuf_release(&desc);
 }
 
 static void print_row(size_t wh, size_t wt, const char *host,
