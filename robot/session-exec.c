@@ -194,7 +194,8 @@ static void *builder_main(void *arg)
 		int r;
 
 		pthread_mutex_lock(&x->mu);
-		if (x->quit) {
+		/* a robot asked to stop starts no build ahead */
+		if (x->quit || rb_stop_requested()) {
 			pthread_mutex_unlock(&x->mu);
 			break;
 		}
