@@ -605,7 +605,7 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	struct svec env = SVEC_INIT;
 	uint8_t oid[RB_OID_RAWSZ];
 	double t0;
-	int ret = -1, code = -1;
+	int ret = -1, code = -1, wslot;
 
 	*out = STEP_INFRA;
 	if (rb_file_exists(done)) {
@@ -631,14 +631,26 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 		rb_error("not a commit id: '%s'", commit);
 		goto out;
 	}
+	/*
+	 * With build slots (a bisection), the build's worktree and object
+	 * dir are its slot's: as many as builds can run at once, shared by
+	 * the boxes and the builders ahead. Without (robot run, the
+	 * nightly's runs), the runner's own. NEEDSWORK: the slot is taken
+	 * before the checkout, so a box whose build cancels a build ahead
+	 * may wait for that build's checkout (seconds on a kernel tree)
+	 * before the cancel reaches its hook.
+	 */
 	if (r->gate && ahead && !build_gate_try(r->gate, rank, &t)) {
 		ret = 1;
 		goto out;
 	}
+	if (r->gate && !ahead)
+		build_gate_enter(r->gate, &t);
+	wslot = r->gate ? t.slot : r->slot;
 	/* the object dir sits at the same place relative to its worktree
 	 * in every slot: ccache (CCACHE_BASEDIR) then hits across slots */
-	src = xstrfmt("%s/slots/%d/src", r->lab->workdir, r->slot);
-	bdir = xstrfmt("%s/slots/%d/build/%s-%s", r->lab->workdir, r->slot,
+	src = xstrfmt("%s/slots/%d/src", r->lab->workdir, wslot);
+	bdir = xstrfmt("%s/slots/%d/build/%s-%s", r->lab->workdir, wslot,
 		       r->kconfig, r->compiler);
 	if (rb_mkdir_p(bdir) < 0 || rb_repo_checkout(r->repo, oid, src) < 0)
 		goto out;
@@ -646,14 +658,6 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	log = new_log(r, base);
 	if (!log)
 		goto out;
-	/*
-	 * A box's build takes its slot once its worktree is checked out (a
-	 * build ahead it cancels stops at once). NEEDSWORK: a build ahead
-	 * takes its slot before its checkout, so a box may wait for that
-	 * checkout (seconds) before the cancel reaches the hook.
-	 */
-	if (r->gate && !ahead)
-		build_gate_enter(r->gate, &t);
 	hook_env(r, &env, commit, src, bdir, art, NULL);
 	svec_pushf(&env, "ROBOT_BUILD_HOST=%s", t.host ? t.host : "");
 	svec_pushf(&env, "ROBOT_BUILD_HOST_DIR=%s", r->lab->builds.host_dir);

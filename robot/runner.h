@@ -36,7 +36,8 @@ struct build_gate;
  * Workdir layout:
  *   robot.db                 the store
  *   jobs/<name>.yaml         atomic job files (ROBOT_JOB)
- *   slots/<slot>/src/        worktrees (ROBOT_SRC), one per build slot
+ *   slots/<slot>/src/        worktrees (ROBOT_SRC), one per build slot (a
+ *                            bisection's build-gate slot, else the runner's)
  *   slots/<slot>/build/<kconfig>-<compiler>/   object dirs (ROBOT_BUILD_DIR),
  *                            at the same place relative to the worktree in
  *                            every slot, so that ccache hits across slots
