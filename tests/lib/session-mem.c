@@ -126,6 +126,15 @@ static int m_parents(void *data, const uint8_t *oid,
 enum { ART_NONE, ART_AHEAD, ART_READY };
 enum { ART_BUILT_AHEAD = 1, ART_USED = 2 };
 
+/* commit k's build on slot sl: incremental near the slot's last build */
+static double build_cost(const struct session_mem *m,
+			 const struct session_mem_slot *sl, long k)
+{
+	return sl->last >= 0 && labs(k - sl->last) <= m->cost.incr_within ?
+		       m->cost.build_incr :
+		       m->cost.build;
+}
+
 /* build slot i is free from time t on: give it the likeliest commit */
 static void fill_slot(struct session_mem *m, int i, double t)
 {
@@ -141,10 +150,7 @@ static void fill_slot(struct session_mem *m, int i, double t)
 		sl->pending = true;
 		sl->ahead = true;
 		sl->k = k;
-		sl->until = t + (sl->last >= 0 && labs(k - sl->last) <=
-							  m->cost.incr_within ?
-					 m->cost.build_incr :
-					 m->cost.build);
+		sl->until = t + build_cost(m, sl, k);
 		sl->last = k;
 		m->builds++;
 		m->builds_ahead++;
@@ -223,10 +229,7 @@ static double build_ready(struct session_mem *m, long k, double t)
 	sl->pending = true;
 	sl->ahead = false;
 	sl->k = k;
-	sl->until = start + (sl->last >= 0 && labs(k - sl->last) <=
-						      m->cost.incr_within ?
-				     m->cost.build_incr :
-				     m->cost.build);
+	sl->until = start + build_cost(m, sl, k);
 	sl->last = k;
 	m->builds++;
 	m->art[k] = ART_READY;
