@@ -8,6 +8,7 @@
 #include "robot.h"
 #include "history.h"
 #include "sbuf.h"
+#include "svg.h"
 
 struct history_point *history_add(struct history *h)
 {
@@ -87,14 +88,6 @@ static void date_text(double t, char *buf, size_t len, bool with_time)
 		snprintf(buf, len, "%04d-%02u-%02u", y, m, d);
 }
 
-static void num(struct sbuf *sb, double v)
-{
-	if (fabs(v) < 1e6)
-		sbuf_addf(sb, "%.2f", v);
-	else
-		sbuf_addf(sb, "%.4g", v);
-}
-
 /* What the nightly made of a head, in a few words. */
 static void verdict_text(struct sbuf *sb, const struct history_point *p)
 {
@@ -127,7 +120,7 @@ int history_table(const struct history *h, struct sbuf *out)
 		date_text(p->time, date, sizeof(date), false);
 		sbuf_reset(&v);
 		if (p->n)
-			num(&v, p->mean);
+			svg_num(&v, p->mean);
 		else
 			sbuf_addch(&v, '-');
 		sbuf_addf(out, "%5lld  %-10s  %-12.12s  %14s  ",
@@ -222,33 +215,6 @@ int history_json(const struct history *h, struct sbuf *out)
 
 /* --- SVG -------------------------------------------------------------- */
 
-static void xml_text(struct sbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			sbuf_addstr(sb, "&amp;");
-			break;
-		case '<':
-			sbuf_addstr(sb, "&lt;");
-			break;
-		case '>':
-			sbuf_addstr(sb, "&gt;");
-			break;
-		case '"':
-			sbuf_addstr(sb, "&quot;");
-			break;
-		case '\'':
-			sbuf_addstr(sb, "&apos;");
-			break;
-		default:
-			/* XML 1.0 has no place for other control characters */
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				sbuf_addch(sb, *s);
-		}
-	}
-}
-
 #define SVG_W 900.0
 #define SVG_H 460.0
 #define SVG_L 90.0
@@ -272,14 +238,6 @@ static double sy(const struct scale *s, double v)
 	return SVG_T + (s->hi - v) / (s->hi - s->lo) * (SVG_H - SVG_T - SVG_B);
 }
 
-/* A "nice" step near range / 5: 1, 2 or 5 times a power of ten. */
-static double nice_step(double range)
-{
-	double raw = range / 5, p = pow(10, floor(log10(raw))), f = raw / p;
-
-	return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
-}
-
 static const char *color_of(const struct history_point *p)
 {
 	if (p->verdict && !strcmp(p->verdict, "regression"))
@@ -299,9 +257,9 @@ static void point_title(struct sbuf *sb, const struct history_point *p)
 		sbuf_addf(&t, " \"%s\"", p->subject);
 	if (p->n) {
 		sbuf_addstr(&t, ": ");
-		num(&t, p->mean);
+		svg_num(&t, p->mean);
 		sbuf_addstr(&t, " \u00b1 ");
-		num(&t, p->stddev);
+		svg_num(&t, p->stddev);
 		sbuf_addf(&t, " (%zu runs)", p->n);
 	}
 	if (isfinite(ch))
@@ -309,7 +267,7 @@ static void point_title(struct sbuf *sb, const struct history_point *p)
 			  p->baseline_name ? p->baseline_name : "baseline");
 	sbuf_addstr(&t, ", ");
 	verdict_text(&t, p);
-	xml_text(sb, t.buf);
+	svg_text(sb, t.buf);
 	sbuf_release(&t);
 }
 
@@ -340,7 +298,7 @@ static double svg_scale(const struct history *h, struct scale *sc)
 	}
 	if (s.hi - s.lo < 1e-9 * RB_MAX(1, fabs(s.hi)))
 		s.hi = s.lo + RB_MAX(1, fabs(s.lo) * 0.1);
-	step = nice_step(s.hi - s.lo);
+	step = svg_nice_step(s.hi - s.lo);
 	s.lo = floor(s.lo / step) * step;
 	s.hi = ceil(s.hi / step) * step;
 	if (s.hi <= s.lo)
@@ -371,10 +329,10 @@ static void svg_axes(struct sbuf *out, const struct history *h,
 		  "<text x=\"%.0f\" y=\"22\" font-size=\"15\" "
 		  "font-weight=\"bold\">",
 		  SVG_L);
-	xml_text(out, h->job);
+	svg_text(out, h->job);
 	sbuf_addstr(out, "</text>\n");
 	sbuf_addf(out, "<text x=\"%.0f\" y=\"40\">", SVG_L);
-	xml_text(out, h->stat);
+	svg_text(out, h->stat);
 	sbuf_addstr(out, " per tested head (mean \u00b1 stddev)</text>\n");
 
 	/* the y axis, its grid and labels */
@@ -390,7 +348,7 @@ static void svg_axes(struct sbuf *out, const struct history *h,
 			  sy(&s, v) + 4);
 		sbuf_reset(&line);
 		sbuf_addf(&line, "%g", fabs(v) < step / 1e6 ? 0.0 : v);
-		xml_text(out, line.buf);
+		svg_text(out, line.buf);
 		sbuf_addstr(out, "</text>\n");
 	}
 	sbuf_addstr(out, "</g>\n");
@@ -434,7 +392,7 @@ static void svg_changes(struct sbuf *out, const struct history *h,
 		sbuf_addstr(&line, p->verdict);
 		if (isfinite(ch))
 			sbuf_addf(&line, " %+.1f%%", ch);
-		xml_text(out, line.buf);
+		svg_text(out, line.buf);
 		sbuf_addstr(out, "</text>\n");
 		sbuf_addf(out,
 			  "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
@@ -447,7 +405,7 @@ static void svg_changes(struct sbuf *out, const struct history *h,
 			sbuf_addf(&line, "bisection: %s", p->bisection_status);
 		else
 			sbuf_addstr(&line, "not bisected");
-		xml_text(out, line.buf);
+		svg_text(out, line.buf);
 		sbuf_addstr(out, "</text>\n");
 	}
 	sbuf_addstr(out, "</g>\n");

@@ -408,6 +408,8 @@ static int section_details(struct sbuf *b, const struct rb_report *r)
 		body_line(b, "The kernel config and materials to reproduce "
 			     "are available at:");
 		body_line(b, url.buf);
+		if (r->details && *r->details)
+			body_linef(b, "details: %s/%s", url.buf, r->details);
 		blank(b, 1);
 	}
 	sbuf_release(&url);

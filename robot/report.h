@@ -120,6 +120,8 @@ struct rb_report {
 	size_t cc_nr;
 	const char *archive_url; /* Closes: <archive_url>/<message id> */
 	const char *materials_url; /* NULL: <archive_url>/<message id> */
+	/* the evidence page among the materials ("report.html"), or NULL */
+	const char *details;
 	const char *signature; /* lines after "-- "; NULL: ours */
 
 	/* the mail's identity, chosen by the caller */

@@ -17,6 +17,7 @@
 #include "payload.h"
 #include "repo.h"
 #include "report.h"
+#include "report-page.h"
 #include "reporting.h"
 #include "runner.h"
 #include "sbuf.h"
@@ -762,6 +763,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	const struct job *job;
 	uint8_t oid[RB_OID_RAWSZ];
 	char *dir = NULL, *archive = NULL, *local = NULL, *cmd = NULL;
+	char *page = NULL;
 	const char *good = NULL;
 	size_t n = 0;
 	int ret = -1, g;
@@ -814,6 +816,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	r.cc = cc;
 	r.cc_nr = c->lab.mail.cc.nr;
 	draft_archive(c, &msgid, &dir, &r, &archive, &local);
+	r.details = REPORT_PAGE;
 	r.message_id = msgid.buf;
 	r.table = table.buf;
 	r.spread_kind = RB_SPREAD_STDDEV;
@@ -826,6 +829,9 @@ static int draft(struct ctx *c, int64_t bisection_id,
 		goto out;
 	if (materials(c, bisection_id, dir, rec.culprit, cmd, jg, jc, good,
 		      confirm) < 0)
+		goto out;
+	page = xstrfmt("%s/%s", dir, r.details);
+	if (report_page_write(c, &rec, res, &r, page) < 0)
 		goto out;
 	if (rb_outbox_add(&ob, key.buf, mail.buf, mail.len, id, existing) < 0)
 		goto out;
@@ -848,6 +854,7 @@ out:
 	free(archive);
 	free(local);
 	free(cmd);
+	free(page);
 	svec_clear(&own);
 	svec_clear(&subjects);
 	sbuf_release(&key);
@@ -858,6 +865,63 @@ out:
 		free(*id);
 		free(*eml);
 		*id = *eml = NULL;
+	}
+	return ret;
+}
+
+int report_html(struct ctx *c, int64_t bisection_id, const char *dir,
+		char **path)
+{
+	struct bisection_rec rec = { 0 };
+	struct rb_report r;
+	struct rb_commit_info ci = { 0 };
+	struct rb_report_confirm conf;
+	struct sbuf table = SBUF_INIT;
+	json_t *res, *jg = NULL, *jc = NULL, *confirm = NULL;
+	const struct job *job = ctx_job(c, 0);
+	uint8_t oid[RB_OID_RAWSZ];
+	const char *good;
+	char *cmd = NULL;
+	int ret = -1, g;
+
+	*path = NULL;
+	memset(&r, 0, sizeof(r));
+	if (!job)
+		return -1;
+	res = draft_load(c, bisection_id, &rec);
+	if (!res)
+		goto out;
+	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
+	    rb_repo_commit_info(c->repo, oid, &ci) < 0 ||
+	    draft_table(c, bisection_id, job, res, rec.culprit, &table, &jg,
+			&jc, &good) < 0)
+		goto out;
+	g = draft_confirm(c, bisection_id, rec.culprit, &conf, &confirm);
+	if (g < 0)
+		goto out;
+	if (g)
+		r.confirm = &conf;
+	r.subject = ci.subject;
+	r.table = table.buf;
+	draft_evidence(res, &r);
+	cmd = command_line(c, bisection_id, rec.culprit);
+	r.reproduce = cmd;
+	if (rb_mkdir_p(dir) < 0)
+		goto out;
+	*path = xstrfmt("%s/%s", dir, REPORT_PAGE);
+	ret = report_page_write(c, &rec, res, &r, *path);
+out:
+	json_decref(res);
+	json_decref(jg);
+	json_decref(jc);
+	json_decref(confirm);
+	bisection_rec_release(&rec);
+	rb_commit_info_release(&ci);
+	sbuf_release(&table);
+	free(cmd);
+	if (ret < 0) {
+		free(*path);
+		*path = NULL;
 	}
 	return ret;
 }

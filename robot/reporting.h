@@ -44,6 +44,15 @@ int report_draft(struct ctx *c, int64_t bisection_id,
 int report_draft_still(struct ctx *c, int64_t bisection_id,
 		       const struct report_still *still, size_t still_nr,
 		       char **id, char **eml, bool *existing);
+/* The evidence page's name among a mail's materials and in --html DIR. */
+#define REPORT_PAGE "report.html"
+
+/*
+ * The evidence page of a found bisection into dir/report.html (*path,
+ * malloc'd); the mail's archive has the same page. 0 or -1.
+ */
+int report_html(struct ctx *c, int64_t bisection_id, const char *dir,
+		char **path);
 int report_send(const struct lab *lab, const char *id, bool force);
 /* Whether the lab sends drafted mails by itself (mail.smtp and
  * mail.auto_send). */

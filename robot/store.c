@@ -997,6 +997,48 @@ int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 	return 0;
 }
 
+int store_bisection_commits(struct store *st, int64_t id, struct svec *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT commit_sha FROM runs WHERE bisection_id = ?"
+		     " GROUP BY commit_sha ORDER BY MIN(id)",
+		     "I", id) < 0)
+		return -1;
+	return db_each(st->db, s, "read runs", name_row, out);
+}
+
+int store_bisection_commit_counts(struct store *st, int64_t id,
+				  const char *commit, struct commit_counts *out)
+{
+	sqlite3_stmt *s;
+
+	memset(out, 0, sizeof(*out));
+	if (db_query(st->db, &s,
+		     "SELECT (SELECT COUNT(*) FROM builds WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2),"
+		     " (SELECT COUNT(*) FROM boots WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2 AND log != ''),"
+		     " (SELECT COUNT(*) FROM boots WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2 AND log != '' AND status != 'ok'),"
+		     " (SELECT COUNT(*) FROM runs WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2 AND status IN ('failed', 'infra')),"
+		     " COALESCE((SELECT log FROM builds WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2 AND log != '' ORDER BY id DESC"
+		     "  LIMIT 1), (SELECT log FROM builds WHERE commit_sha = ?2"
+		     "  AND log != '' ORDER BY id DESC LIMIT 1)),"
+		     " (SELECT log FROM boots WHERE bisection_id = ?1"
+		     "  AND commit_sha = ?2 AND log != '' ORDER BY id DESC"
+		     "  LIMIT 1)",
+		     "Is", id, commit) < 0 ||
+	    db_get(st->db, s, "count", "IIIIss", &out->builds, &out->boots,
+		   &out->boots_failed, &out->runs_failed, &out->build_log,
+		   &out->boot_log) < 0)
+		return -1;
+	return 0;
+}
+
 int64_t store_last_run_id(struct store *st)
 {
 	sqlite3_stmt *s;

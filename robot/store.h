@@ -279,5 +279,21 @@ int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 int store_bisection_build_counts(struct store *st, int64_t id, int64_t *ahead,
 				 int64_t *unused, double *wait);
 int store_bisection_add_wait(struct store *st, int64_t id, double seconds);
+/* The commits the bisection ran anything on, in the order of their first
+ * run, appended to out (a struct svec). */
+int store_bisection_commits(struct store *st, int64_t id, struct svec *out);
+/*
+ * What a bisection did for one commit: its builds, its boots that ran a
+ * hook (and of them those that failed), its runs that gave no result,
+ * and the logs of its latest build (of any bisection when this one built
+ * none: a kernel it reused) and latest boot (malloc'd, NULL: none).
+ */
+struct commit_counts {
+	int64_t builds, boots, boots_failed, runs_failed;
+	char *build_log, *boot_log;
+};
+int store_bisection_commit_counts(struct store *st, int64_t id,
+				  const char *commit,
+				  struct commit_counts *out);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * robot report --lab LAB ID [--still] [--send] [--force]
+ * robot report --lab LAB --html DIR ID
  */
 #include "../robot.h"
 #include "../context.h"
@@ -72,7 +73,7 @@ out:
 }
 
 struct report_args {
-	const char *lab;
+	const char *lab, *html;
 	bool send, force, still;
 };
 
@@ -84,6 +85,8 @@ const struct rb_opt_spec report_opts[] = {
 	RB_OPT_FORCE(REPORT_OPT(force)),
 	RB_OPT_BOOL("--still", REPORT_OPT(still),
 		    "the follow-up of a still regression"),
+	RB_OPT_STR("--html", "DIR", REPORT_OPT(html),
+		   "write the evidence page DIR/report.html instead"),
 	RB_OPT_END,
 };
 
@@ -121,6 +124,12 @@ int cmd_report(int argc, char **argv)
 		return rb_usage_error("report", "--lab and a bisection ID are "
 						"required");
 	}
+	if (ra.html && (ra.send || ra.still || ra.force)) {
+		svec_clear(&args);
+		return rb_usage_error("report",
+				      "--html writes a page: not "
+				      "with --send, --still or --force");
+	}
 	if (lab_load(&lab, ra.lab) < 0)
 		goto fail;
 	lab_up = true;
@@ -148,6 +157,13 @@ int cmd_report(int argc, char **argv)
 	if (ctx_open(&c, &co) < 0)
 		goto fail;
 	ctx_up = true;
+	if (ra.html) {
+		if (report_html(&c, id, ra.html, &eml) < 0)
+			goto fail;
+		printf("%s\n", eml);
+		ret = RB_EXIT_OK;
+		goto out;
+	}
 	if (ra.still) {
 		if (draft_still(&c, id, &mid, &eml) < 0)
 			goto fail;
