@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "robot.h"
+#include "changepoint.h"
 #include "history.h"
 #include "sbuf.h"
 #include "svg.h"
@@ -18,6 +19,121 @@ struct history_point *history_add(struct history *h)
 	p = &h->v[h->nr++];
 	memset(p, 0, sizeof(*p));
 	return p;
+}
+
+static void history_changes_clear(struct history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->changes_nr; i++) {
+		free(h->changes[i].bisection_status);
+		free(h->changes[i].culprit);
+	}
+	free(h->changes);
+	h->changes = NULL;
+	h->changes_nr = 0;
+}
+
+static double mean_of(const double *x, size_t from, size_t to)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = from; i <= to; i++)
+		sum += x[i];
+	return sum / (double)(to - from + 1);
+}
+
+/*
+ * A creep: change points of one direction with at most 2 min_seg points
+ * between their intervals are one change (the series moved the same way
+ * night after night, segmentation cut the ramp).
+ */
+static size_t merge_creeps(struct change_point *cp, size_t nr, size_t min_seg)
+{
+	size_t k, out = 0;
+
+	for (k = 0; k < nr; k++) {
+		struct change_point *prev = out ? &cp[out - 1] : NULL;
+		bool down = cp[k].after < cp[k].before;
+
+		if (prev && (prev->after < prev->before) == down &&
+		    cp[k].lo <= prev->hi + 2 * min_seg) {
+			prev->hi = cp[k].hi;
+			prev->p = RB_MAX(prev->p, cp[k].p);
+			if (fabs(cp[k].after - cp[k].before) >
+			    fabs(prev->after - prev->before))
+				prev->at = cp[k].at;
+			prev->after = cp[k].after;
+			continue;
+		}
+		cp[out++] = cp[k];
+	}
+	return out;
+}
+
+int history_find_changes(struct history *h, const char *host, int direction)
+{
+	struct cp_opts o = CP_OPTS_INIT;
+	struct change_point *cp = NULL;
+	size_t *idx = xcalloc(h->nr + 1, sizeof(*idx));
+	double *x = xcalloc(h->nr + 1, sizeof(*x));
+	size_t m = 0, nr = 0, i, k;
+	int ret = -1;
+
+	history_changes_clear(h);
+	for (i = 0; i < h->nr; i++) {
+		const struct history_point *p = &h->v[i];
+
+		if (!p->n || !isfinite(p->mean) ||
+		    (host && (!p->host || strcmp(p->host, host))))
+			continue;
+		idx[m] = i;
+		x[m++] = p->mean;
+	}
+	if (cp_detect(&cp, &nr, x, m, &o) < 0)
+		goto out;
+	nr = merge_creeps(cp, nr, o.min_seg);
+	h->changes = xcalloc(nr + 1, sizeof(*h->changes));
+	for (k = 0; k < nr; k++) {
+		struct history_change *c = &h->changes[h->changes_nr++];
+		size_t start = k ? cp[k - 1].hi : 0;
+		size_t end = k + 1 < nr ? cp[k + 1].lo - 1 : m - 1;
+		size_t w = RB_MAX(cp[k].hi - cp[k].lo + 1, (size_t)2);
+		size_t good = cp[k].lo - 1 >= start + w ? cp[k].lo - 1 - w :
+							  start;
+		size_t bad = RB_MIN(cp[k].hi + w, end);
+
+		c->at = idx[cp[k].at];
+		c->lo = idx[cp[k].lo];
+		c->hi = idx[cp[k].hi];
+		c->good = idx[good];
+		c->bad = idx[bad];
+		c->p = cp[k].p;
+		/*
+		 * The size is what the bisection's endpoints will show: the
+		 * level up to the good head against the level from the bad
+		 * head on (a creep's ramp is in neither)
+		 */
+		c->before = mean_of(x, start, good);
+		c->after = mean_of(x, bad, end);
+		c->change_pct = c->before != 0 ? 100 * (c->after - c->before) /
+							 fabs(c->before) :
+						 NAN;
+		c->kind = (c->after - c->before) * direction < 0 ?
+				  "regression" :
+				  "improvement";
+		for (i = good + 1; i <= bad; i++)
+			if (h->v[idx[i]].verdict &&
+			    !strcmp(h->v[idx[i]].verdict, c->kind))
+				c->called = true;
+	}
+	ret = 0;
+out:
+	free(cp);
+	free(idx);
+	free(x);
+	return ret;
 }
 
 void history_release(struct history *h)
@@ -36,7 +152,9 @@ void history_release(struct history *h)
 		free(p->culprit);
 		free(p->culprit_subject);
 		free(p->still);
+		free(p->host);
 	}
+	history_changes_clear(h);
 	free(h->v);
 	free(h->job);
 	free(h->stat);
@@ -143,6 +261,49 @@ int history_table(const struct history *h, struct sbuf *out)
 	return 0;
 }
 
+int history_changes_table(const struct history *h, struct sbuf *out)
+{
+	size_t i;
+
+	sbuf_addf(out, "# %s: %s: change points\n", h->job,
+		  h->stat ? h->stat : "?");
+	sbuf_addf(out, "%-13s  %-26s  %7s  %6s  %s\n", "cycles", "commits",
+		  "size", "p", "what");
+	for (i = 0; i < h->changes_nr; i++) {
+		const struct history_change *c = &h->changes[i];
+		const struct history_point *g = &h->v[c->good],
+					   *b = &h->v[c->bad];
+		char cyc[32];
+
+		snprintf(cyc, sizeof(cyc), "%lld..%lld",
+			 (long long)h->v[c->lo].cycle,
+			 (long long)h->v[c->hi].cycle);
+		sbuf_addf(out, "%-13s  %.12s..%.12s  ", cyc, g->commit,
+			  b->commit);
+		if (isfinite(c->change_pct))
+			sbuf_addf(out, "%+6.1f%%", c->change_pct);
+		else
+			sbuf_addf(out, "%7s", "-");
+		sbuf_addf(out, "  %6.4f  %s, ", c->p, c->kind);
+		if (c->called)
+			sbuf_addstr(out, "called by a cycle");
+		else
+			sbuf_addstr(out, "not called by a cycle");
+		if (c->bisection) {
+			sbuf_addf(out, ": bisection %lld %s",
+				  (long long)c->bisection,
+				  c->bisection_status ? c->bisection_status :
+							"running");
+			if (c->culprit)
+				sbuf_addf(out, " %.12s", c->culprit);
+		}
+		sbuf_addch(out, '\n');
+	}
+	if (!h->changes_nr)
+		sbuf_addstr(out, "no change point\n");
+	return 0;
+}
+
 static json_t *jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -202,6 +363,27 @@ int history_json(const struct history *h, struct sbuf *out)
 		json_array_append_new(pts, o);
 	}
 	json_object_set_new(root, "points", pts);
+	pts = json_array();
+	for (i = 0; i < h->changes_nr; i++) {
+		const struct history_change *c = &h->changes[i];
+
+		json_array_append_new(
+			pts,
+			json_pack(
+				"{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:f, "
+				"s:s, s:b, s:o, s:o, s:o}",
+				"at", h->v[c->at].commit, "first",
+				h->v[c->lo].commit, "last", h->v[c->hi].commit,
+				"good", h->v[c->good].commit, "bad",
+				jstr(h->v[c->bad].commit), "before",
+				jnum(c->before), "after", jnum(c->after), "p",
+				c->p, "kind", c->kind, "called", c->called,
+				"change_pct", jnum(c->change_pct), "bisection",
+				c->bisection ? json_integer(c->bisection) :
+					       json_null(),
+				"culprit", jstr(c->culprit)));
+	}
+	json_object_set_new(root, "changes", pts);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 					JSON_REAL_PRECISION(12));
 	json_decref(root);
@@ -408,6 +590,31 @@ static void svg_changes(struct sbuf *out, const struct history *h,
 		svg_text(out, line.buf);
 		sbuf_addstr(out, "</text>\n");
 	}
+	for (i = 0; i < h->changes_nr; i++) {
+		const struct history_change *c = &h->changes[i];
+		double x0 = c->lo ? (sx(&s, c->lo - 1) + sx(&s, c->lo)) / 2 :
+				    sx(&s, 0);
+		double x1 = c->hi ? (sx(&s, c->hi - 1) + sx(&s, c->hi)) / 2 :
+				    sx(&s, 0);
+
+		sbuf_addf(out,
+			  "<g class=\"changepoint\"><rect x=\"%.1f\" "
+			  "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			  "fill=\"#9467bd\" fill-opacity=\"0.15\" "
+			  "stroke=\"#9467bd\" stroke-dasharray=\"2 2\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" fill=\"#9467bd\" "
+			  "text-anchor=\"middle\">",
+			  x0 - 3, SVG_T, x1 - x0 + 6, base_y - SVG_T,
+			  (x0 + x1) / 2, base_y - 6);
+		sbuf_reset(&line);
+		sbuf_addstr(&line, "change");
+		if (isfinite(c->change_pct))
+			sbuf_addf(&line, " %+.1f%%", c->change_pct);
+		if (c->culprit)
+			sbuf_addf(&line, ": %.12s", c->culprit);
+		svg_text(out, line.buf);
+		sbuf_addstr(out, "</text></g>\n");
+	}
 	sbuf_addstr(out, "</g>\n");
 
 	sbuf_release(&line);
@@ -501,11 +708,14 @@ static void svg_legend(struct sbuf *out)
 		  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" "
 		  "stroke=\"#ff7f0e\" stroke-width=\"2\"/>"
 		  "<text x=\"%.1f\" y=\"%.1f\">still regression</text>\n"
+		  "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" "
+		  "fill=\"#9467bd\" fill-opacity=\"0.3\"/>"
+		  "<text x=\"%.1f\" y=\"%.1f\">change point</text>\n"
 		  "</g>\n",
 		  SVG_L, SVG_H - 14, SVG_L + 10, SVG_H - 10, SVG_L + 110,
 		  SVG_H - 14, SVG_L + 120, SVG_H - 10, SVG_L + 220, SVG_H - 14,
 		  SVG_L + 230, SVG_H - 10, SVG_L + 340, SVG_H - 14, SVG_L + 352,
-		  SVG_H - 10);
+		  SVG_H - 10, SVG_L + 470, SVG_H - 19, SVG_L + 484, SVG_H - 10);
 }
 
 int history_svg(const struct history *h, struct sbuf *out)

@@ -232,10 +232,10 @@ static void read_point(sqlite3_stmt *s, void *arg)
 	struct history_point *p = history_add(arg);
 	int64_t n;
 
-	db_cols(s, "IdsIddddsssDIss", &p->cycle, &p->time, &p->commit, &n,
+	db_cols(s, "IdsIddddsssDIsss", &p->cycle, &p->time, &p->commit, &n,
 		&p->mean, &p->stddev, &p->min, &p->max, &p->verdict,
 		&p->baseline, &p->baseline_name, &p->baseline_mean,
-		&p->bisection, &p->bisection_status, &p->culprit);
+		&p->bisection, &p->bisection_status, &p->culprit, &p->host);
 	p->n = (size_t)n;
 	if (p->baseline && !*p->baseline) {
 		free(p->baseline);
@@ -270,6 +270,13 @@ static void mark_still(sqlite3_stmt *s, void *arg)
 int nstore_history_series(struct store *st, const char *job, const char *stat,
 			  struct history *h)
 {
+	return nstore_history_series_with(st, job, stat, 0, h);
+}
+
+int nstore_history_series_with(struct store *st, const char *job,
+			       const char *stat, int64_t with_job,
+			       struct history *h)
+{
 	sqlite3_stmt *s;
 	char *metric = stat ? xstrdup(stat) : last_metric(st, job);
 	struct still_heads sh = { h, h->nr };
@@ -283,7 +290,7 @@ int nstore_history_series(struct store *st, const char *job, const char *stat,
 	if (db_query(store_db(st), &s,
 		     "SELECT c.id, c.started, j.head, hh.n, hh.mean, hh.stddev,"
 		     " hh.min, hh.max, j.verdict, j.baseline, j.baseline_name,"
-		     " hb.mean, j.bisection_id, b.status, b.culprit"
+		     " hb.mean, j.bisection_id, b.status, b.culprit, j.host"
 		     " FROM nightly_jobs j"
 		     " JOIN nightly_cycles c ON c.id = j.cycle_id"
 		     " LEFT JOIN nightly_history hh ON hh.job = j.job AND"
@@ -293,9 +300,9 @@ int nstore_history_series(struct store *st, const char *job, const char *stat,
 		     "  hb.commit_sha = j.baseline AND hb.host = j.host AND"
 		     "  hb.stat = ?2"
 		     " LEFT JOIN bisections b ON b.id = j.bisection_id"
-		     " WHERE j.job = ?1 AND j.state = 'done'"
+		     " WHERE j.job = ?1 AND (j.state = 'done' OR j.id = ?3)"
 		     " ORDER BY c.id, j.seq",
-		     "ss", job, metric) < 0 ||
+		     "ssI", job, metric, with_job) < 0 ||
 	    db_each(store_db(st), s, "read the history", read_point, h) < 0)
 		return -1;
 	/* the heads at which a reported culprit still showed */
@@ -307,6 +314,99 @@ int nstore_history_series(struct store *st, const char *job, const char *stat,
 	    db_each(store_db(st), s, "read the history", mark_still, &sh) < 0)
 		return -1;
 	return 0;
+}
+
+static void read_change(sqlite3_stmt *s, void *arg)
+{
+	struct nightly_change_rec **pv = arg, *c = *pv;
+
+	db_cols(s, "IsssssssDdIII", &c->id, &c->job, &c->metric, &c->host,
+		&c->at, &c->good, &c->bad, &c->kind, &c->change_pct, &c->p,
+		&c->bisection_id, &c->cycle_id, &c->found);
+	(*pv)++;
+}
+
+int nstore_change_add(struct store *st, const struct nightly_change_rec *c,
+		      int64_t *id)
+{
+	sqlite3_stmt *s;
+
+	if (db_run(store_db(st), NULL,
+		   "INSERT INTO nightly_changes (job, metric, host, at_commit,"
+		   " good, bad, kind, change_pct, p, bisection_id, cycle_id,"
+		   " created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+		   " ON CONFLICT (job, metric, good, bad) DO NOTHING",
+		   "sssssssDdnnd", c->job, c->metric, c->host, c->at, c->good,
+		   c->bad, c->kind, c->change_pct, c->p, c->bisection_id,
+		   c->cycle_id, rb_now()) < 0 ||
+	    db_query(store_db(st), &s,
+		     "SELECT id FROM nightly_changes WHERE job = ? AND"
+		     " metric = ? AND good = ? AND bad = ?",
+		     "ssss", c->job, c->metric, c->good, c->bad) < 0)
+		return -1;
+	if (db_get(store_db(st), s, "read a change", "I", id) <= 0)
+		return db_error(store_db(st), "read a change");
+	return 0;
+}
+
+int nstore_change_set_bisection(struct store *st, int64_t id,
+				int64_t bisection_id)
+{
+	return db_run(
+		store_db(st), NULL,
+		"UPDATE nightly_changes SET bisection_id = ? WHERE id = ?",
+		"nI", bisection_id, id);
+}
+
+int nstore_changes(struct store *st, const char *job, const char *metric,
+		   struct nightly_change_rec **out, size_t *n)
+{
+	sqlite3_stmt *s;
+	int64_t cnt = 0;
+	struct nightly_change_rec *cur;
+
+	*out = NULL;
+	*n = 0;
+	if (db_query(store_db(st), &s,
+		     "SELECT COUNT(*) FROM nightly_changes WHERE job = ? AND"
+		     " metric = ?",
+		     "ss", job, metric) < 0 ||
+	    db_get(store_db(st), s, "count changes", "I", &cnt) < 0)
+		return -1;
+	*out = xcalloc((size_t)cnt + 1, sizeof(**out));
+	cur = *out;
+	if (db_query(store_db(st), &s,
+		     "SELECT c.id, c.job, c.metric, c.host, c.at_commit, c.good,"
+		     " c.bad, c.kind, c.change_pct, c.p,"
+		     " COALESCE(c.bisection_id, 0), COALESCE(c.cycle_id, 0),"
+		     " b.status = 'found'"
+		     " FROM nightly_changes c"
+		     " LEFT JOIN bisections b ON b.id = c.bisection_id"
+		     " WHERE c.job = ? AND c.metric = ? ORDER BY c.id LIMIT ?",
+		     "ssI", job, metric, cnt) < 0 ||
+	    db_each(store_db(st), s, "read changes", read_change, &cur) < 0) {
+		nightly_change_recs_free(*out, (size_t)(cur - *out));
+		*out = NULL;
+		return -1;
+	}
+	*n = (size_t)(cur - *out);
+	return 0;
+}
+
+void nightly_change_recs_free(struct nightly_change_rec *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].job);
+		free(v[i].metric);
+		free(v[i].host);
+		free(v[i].at);
+		free(v[i].good);
+		free(v[i].bad);
+		free(v[i].kind);
+	}
+	free(v);
 }
 
 int nstore_history_jobs(struct store *st, char ***names, size_t *n)

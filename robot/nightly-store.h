@@ -107,6 +107,34 @@ int nstore_history_has(struct store *st, const char *job, const char *commit,
  */
 int nstore_history_series(struct store *st, const char *job, const char *stat,
 			  struct history *h);
+/* The same with the job of id with_job included whatever its state (the
+ * job a cycle is finishing; 0: none). */
+int nstore_history_series_with(struct store *st, const char *job,
+			       const char *stat, int64_t with_job,
+			       struct history *h);
+
+/*
+ * A change point of the history no cycle's own test called, bisected
+ * between two heads (nightly_changes): job, metric, host, the first head
+ * of the new level (at), the bisection's endpoints, its kind, size and
+ * p-value, the bisection (0: not yet), the cycle that found it; found:
+ * the bisection found a culprit (read only).
+ */
+struct nightly_change_rec {
+	int64_t id, bisection_id, cycle_id, found;
+	char *job, *metric, *host, *at, *good, *bad, *kind;
+	double change_pct, p;
+};
+/* Record one (an existing one of the same endpoints stays); *id. */
+int nstore_change_add(struct store *st, const struct nightly_change_rec *c,
+		      int64_t *id);
+int nstore_change_set_bisection(struct store *st, int64_t id,
+				int64_t bisection_id);
+/* The change points of a job and metric, oldest first. */
+int nstore_changes(struct store *st, const char *job, const char *metric,
+		   struct nightly_change_rec **out, size_t *n);
+void nightly_change_recs_free(struct nightly_change_rec *v, size_t n);
+
 /* The jobs with a history, for messages. */
 int nstore_history_jobs(struct store *st, char ***names, size_t *n);
 

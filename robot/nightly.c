@@ -15,6 +15,7 @@
 #include "bisection.h"
 #include "context.h"
 #include "fetch.h"
+#include "history.h"
 #include "job.h"
 #include "lab.h"
 #include "measure.h"
@@ -443,7 +444,8 @@ out:
 struct bisect_arg {
 	struct nightly *n;
 	struct nightly_job_rec *j;
-	const char *good_hex;
+	const char *good_hex, *bad_hex;
+	int64_t change; /* a change point's row (nightly_changes), or 0 */
 	bool improvement;
 };
 
@@ -456,10 +458,13 @@ static int bisect_opened(void *data, int64_t id, bool resumed)
 		ev(a->n, "%s: resuming bisection %lld", a->j->job,
 		   (long long)id);
 	else
-		ev(a->n, "%s: bisection %lld of the %s: %.12s..%.12s",
+		ev(a->n, "%s: bisection %lld of the %s%s: %.12s..%.12s",
 		   a->j->job, (long long)id,
-		   a->improvement ? "improvement" : "regression", a->good_hex,
-		   a->j->head);
+		   a->improvement ? "improvement" : "regression",
+		   a->change ? " of a change point" : "", a->good_hex,
+		   a->bad_hex);
+	if (a->change)
+		return nstore_change_set_bisection(a->n->st, a->change, id);
 	a->j->bisection_id = id;
 	return nstore_job_update(a->n->st, a->j);
 }
@@ -470,12 +475,12 @@ static int bisect_opened(void *data, int64_t id, bool resumed)
  * improvement: the change bisected is in the good direction.
  */
 static int bisect(struct nightly *n, struct ctx *c, struct nightly_job_rec *j,
-		  const char *good_hex, bool improvement, int64_t *id,
-		  char **status, char *culprit)
+		  const char *good_hex, const char *bad_hex, int64_t change,
+		  bool improvement, int64_t *id, char **status, char *culprit)
 {
 	struct bisection_request req;
 	struct bisection_run run = { 0 };
-	struct bisect_arg arg = { n, j, good_hex, improvement };
+	struct bisect_arg arg = { n, j, good_hex, bad_hex, change, improvement };
 	struct sbuf extra = SBUF_INIT, cmd = SBUF_INIT;
 	uint8_t good[1][RB_OID_RAWSZ];
 	int dir = improvement ? -n->direction : n->direction;
@@ -484,7 +489,7 @@ static int bisect(struct nightly *n, struct ctx *c, struct nightly_job_rec *j,
 	*status = NULL;
 	culprit[0] = '\0';
 	memset(&req, 0, sizeof(req));
-	if (rb_oid_from_hex(req.bad, j->head) < 0 ||
+	if (rb_oid_from_hex(req.bad, bad_hex) < 0 ||
 	    rb_oid_from_hex(good[0], good_hex) < 0) {
 		rb_error("bad commit in the cycle's state");
 		return -1;
@@ -494,7 +499,7 @@ static int bisect(struct nightly *n, struct ctx *c, struct nightly_job_rec *j,
 	req.goods = (const uint8_t(*)[RB_OID_RAWSZ])good;
 	req.nr_goods = 1;
 	/* the nightly's bisections: the change and its direction too */
-	sbuf_addf(&extra, "|nightly|%s|%+d",
+	sbuf_addf(&extra, "|nightly%s|%s|%+d", change ? "-change" : "",
 		  improvement ? "improvement" : "regression", dir);
 	sbuf_addf(&cmd, "robot nightly --lab %s (cycle %lld, %s)", n->lab.file,
 		  (long long)j->cycle_id, j->job);
@@ -809,15 +814,40 @@ static int explained(struct nightly *n, struct ctx *c,
 	return ret;
 }
 
+/*
+ * A found culprit: its mail (drafted once, sent when the lab auto-sends)
+ * and its report, which later heads follow (still, gone). *mid the mail.
+ */
+static int report_found(struct nightly *n, struct ctx *c,
+			struct nightly_job_rec *j, int64_t id,
+			const char *culprit, bool improvement, const char *head,
+			char **mid)
+{
+	struct nightly_report_rec rep;
+	int64_t rid;
+
+	if (mail(n, c, j, id, culprit, mid) < 0)
+		return -1;
+	memset(&rep, 0, sizeof(rep));
+	rep.job = j->job;
+	rep.metric = j->metric;
+	rep.kind = (char *)(improvement ? "improvement" : "regression");
+	rep.culprit = (char *)culprit;
+	rep.bisection_id = id;
+	rep.cycle_id = j->cycle_id;
+	rep.head = (char *)head;
+	rep.mail = *mid;
+	return nstore_report_add(n->st, &rep, &rid);
+}
+
 /* What the act step does with a regression or an improvement. */
 static int act(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 {
 	bool improvement = !strcmp(j->verdict, "improvement");
 	char culprit[RB_OID_HEXSZ + 1], *good = NULL, *status = NULL,
 					*mid = NULL;
-	struct nightly_report_rec rep;
 	struct sbuf out = SBUF_INIT;
-	int64_t id = 0, rid;
+	int64_t id = 0;
 	int r, ret = -1;
 
 	if (improvement && !n->lab.nightly.improvements)
@@ -834,25 +864,15 @@ static int act(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
 			goto out;
 		}
 	}
-	if (bisect(n, c, j, good ? good : j->baseline, improvement, &id,
-		   &status, culprit) < 0)
+	if (bisect(n, c, j, good ? good : j->baseline, j->head, 0, improvement,
+		   &id, &status, culprit) < 0)
 		goto out;
 	j->bisection_id = id;
 	sbuf_addf(&out, "bisection %lld %s", (long long)id, status);
 	if (culprit[0]) {
 		sbuf_addf(&out, " %s", culprit);
-		if (mail(n, c, j, id, culprit, &mid) < 0)
-			goto out;
-		memset(&rep, 0, sizeof(rep));
-		rep.job = j->job;
-		rep.metric = j->metric;
-		rep.kind = (char *)(improvement ? "improvement" : "regression");
-		rep.culprit = culprit;
-		rep.bisection_id = id;
-		rep.cycle_id = j->cycle_id;
-		rep.head = j->head;
-		rep.mail = mid;
-		if (nstore_report_add(n->st, &rep, &rid) < 0)
+		if (report_found(n, c, j, id, culprit, improvement, j->head,
+				 &mid) < 0)
 			goto out;
 		nightly_job_set(&j->mail, mid);
 	}
@@ -935,6 +955,148 @@ static int still_check(struct nightly *n, struct ctx *c,
 	nightly_report_recs_free(v, nv);
 	if (ret < 0)
 		ev_error(n, j->job);
+	return ret;
+}
+
+/* Do the head ranges (g1, b1] and (g2, b2] share a head? */
+static bool ranges_overlap(struct nightly *n, const char *g1, const char *b1,
+			   const char *g2, const char *b2)
+{
+	return strcmp(g1, b2) && is_ancestor(n, g1, b2) && strcmp(g2, b1) &&
+	       is_ancestor(n, g2, b1);
+}
+
+/* A reported culprit of this job within (good, bad]: the change is its. */
+static int reported_in(struct nightly *n, const struct nightly_job_rec *j,
+		       const char *good, const char *bad)
+{
+	struct nightly_report_rec *v;
+	size_t nv, k;
+	int r = 0;
+
+	if (nstore_reports_open(n->st, j->job, j->metric, NULL, &v, &nv) < 0)
+		return -1;
+	for (k = 0; k < nv && !r; k++)
+		r = is_ancestor(n, v[k].culprit, bad) &&
+		    !is_ancestor(n, v[k].culprit, good);
+	nightly_report_recs_free(v, nv);
+	return r;
+}
+
+/*
+ * One change point no cycle called, beyond the threshold: recorded, then
+ * bisected between its good and bad heads like a detected regression,
+ * and reported when a culprit is found.
+ */
+static int change_bisect(struct nightly *n, struct ctx *c,
+			 struct nightly_job_rec *j, const struct history *h,
+			 const struct history_change *hc)
+{
+	struct nightly_change_rec rec = { 0 };
+	const char *good = h->v[hc->good].commit, *bad = h->v[hc->bad].commit;
+	bool improvement = !strcmp(hc->kind, "improvement");
+	char culprit[RB_OID_HEXSZ + 1], *status = NULL, *mid = NULL;
+	struct sbuf out = SBUF_INIT;
+	int64_t row, id = 0;
+	int ret = -1;
+
+	ev(n,
+	   "%s: change point of %s in cycles %lld..%lld, %+.1f%% (p = %.4f), "
+	   "called by no cycle: bisecting %.12s..%.12s",
+	   j->job, j->metric, (long long)h->v[hc->lo].cycle,
+	   (long long)h->v[hc->hi].cycle, hc->change_pct, hc->p, good, bad);
+	rec.job = j->job;
+	rec.metric = j->metric;
+	rec.host = j->host;
+	rec.at = h->v[hc->at].commit;
+	rec.good = (char *)good;
+	rec.bad = (char *)bad;
+	rec.kind = (char *)hc->kind;
+	rec.change_pct = hc->change_pct;
+	rec.p = hc->p;
+	rec.cycle_id = j->cycle_id;
+	if (nstore_change_add(n->st, &rec, &row) < 0 ||
+	    bisect(n, c, j, good, bad, row, improvement, &id, &status,
+		   culprit) < 0)
+		goto out;
+	sbuf_addf(&out, "change point %+.1f%%: bisection %lld %s",
+		  hc->change_pct, (long long)id, status);
+	if (culprit[0]) {
+		sbuf_addf(&out, " %s", culprit);
+		if (report_found(n, c, j, id, culprit, improvement, bad, &mid) <
+		    0)
+			goto out;
+		if (!j->mail)
+			nightly_job_set(&j->mail, mid);
+	}
+	/* once in the outcome, also when a resumed robot comes here again */
+	if (!j->outcome || !strstr(j->outcome, out.buf)) {
+		char *o = xstrfmt("%s%s%s", j->outcome ? j->outcome : "",
+				  j->outcome ? "; " : "", out.buf);
+
+		nightly_job_set(&j->outcome, o);
+		free(o);
+	}
+	ret = nstore_job_update(n->st, j);
+out:
+	free(status);
+	free(mid);
+	sbuf_release(&out);
+	return ret;
+}
+
+/*
+ * The change points of the job's history with this head (history.h): the
+ * ones no cycle's own test called, bigger than the threshold and not a
+ * reported culprit's, are bisected. A change point's heads bisected by an
+ * earlier cycle are not bisected again (this cycle's are: a robot that
+ * stopped during the bisection resumes it).
+ */
+static int changes(struct nightly *n, struct ctx *c, struct nightly_job_rec *j)
+{
+	struct history h = HISTORY_INIT;
+	struct nightly_change_rec *done = NULL;
+	size_t nd = 0, k, i;
+	int ret = -1, r;
+
+	if (!j->verdict || !strcmp(j->verdict, "untestable") ||
+	    !strcmp(j->verdict, "failed"))
+		return 0;
+	if (nstore_history_series_with(n->st, j->job, j->metric, j->id, &h) <
+		    0 ||
+	    history_find_changes(&h, j->host, n->direction) < 0 ||
+	    nstore_changes(n->st, j->job, j->metric, &done, &nd) < 0)
+		goto out;
+	for (k = 0; k < h.changes_nr; k++) {
+		const struct history_change *hc = &h.changes[k];
+		const char *good = h.v[hc->good].commit,
+			   *bad = h.v[hc->bad].commit;
+
+		if (hc->called || !isfinite(hc->change_pct) ||
+		    fabs(hc->change_pct) < n->threshold_pct ||
+		    (!strcmp(hc->kind, "improvement") &&
+		     !n->lab.nightly.improvements))
+			continue;
+		for (i = 0; i < nd; i++)
+			if (ranges_overlap(n, done[i].good, done[i].bad, good,
+					   bad))
+				break;
+		if (i < nd && done[i].cycle_id != j->cycle_id)
+			continue;
+		r = reported_in(n, j, good, bad);
+		if (r < 0)
+			goto out;
+		if (r && i == nd)
+			continue;
+		if (change_bisect(n, c, j, &h, hc) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret < 0)
+		ev_error(n, j->job);
+	nightly_change_recs_free(done, nd);
+	history_release(&h);
 	return ret;
 }
 
@@ -1035,7 +1197,7 @@ static int run_job(struct nightly *n, const struct nightly_cycle_rec *cyc,
 		if (still_check(n, &c, j) < 0 ||
 		    (j->verdict && strcmp(j->verdict, "untestable") &&
 		     record_history(n, &c, j) < 0) ||
-		    save(n, j, "done") < 0)
+		    changes(n, &c, j) < 0 || save(n, j, "done") < 0)
 			goto out;
 	}
 	ret = 0;
@@ -1225,8 +1387,24 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 			fail++;
 		if (j->bisection_id) {
 			bis++;
-			if (j->outcome && strstr(j->outcome, " found "))
+			if (j->outcome && strstr(j->outcome, " found ") &&
+			    strstr(j->outcome, " found ") <
+				    (strstr(j->outcome, "change point") ?
+					     strstr(j->outcome,
+						    "change point") :
+					     j->outcome + strlen(j->outcome)))
 				found++;
+		}
+		/* the change points it bisected (changes()) */
+		for (const char *o =
+			     j->outcome ? strstr(j->outcome, "change point ") :
+					  NULL;
+		     o; o = strstr(o + 1, "change point ")) {
+			const char *end = strstr(o + 1, "change point ");
+			const char *f = strstr(o, " found ");
+
+			bis++;
+			found += f && (!end || f < end);
 		}
 		if (j->mail && mail_sent(n, j->mail))
 			mails++;

@@ -228,6 +228,25 @@ static const char *const migrations[] = {
 	"ALTER TABLE builds ADD COLUMN build_host TEXT;"
 	"ALTER TABLE bisections ADD COLUMN build_wait REAL NOT NULL"
 	"  DEFAULT 0;",
+	/* 7 -> 8: change points of the nightly history that no cycle's own
+	 * test called, bisected between the heads good and bad */
+	"CREATE TABLE nightly_changes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"
+	"  host TEXT NOT NULL,"
+	"  at_commit TEXT NOT NULL,"
+	"  good TEXT NOT NULL,"
+	"  bad TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('regression','improvement')),"
+	"  change_pct REAL,"
+	"  p REAL NOT NULL,"
+	"  bisection_id INTEGER REFERENCES bisections(id) ON DELETE SET NULL,"
+	"  cycle_id INTEGER REFERENCES nightly_cycles(id) ON DELETE SET NULL,"
+	"  created REAL NOT NULL,"
+	"  UNIQUE (job, metric, good, bad)"
+	") STRICT;"
+	"CREATE INDEX nightly_changes_by_job ON nightly_changes(job, metric);",
 };
 
 static int store_error(struct store *st, const char *what)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * robot history --lab LAB --job JOB [--stat STAT] [--param K=V]...
- *               [--json] [--svg FILE]
+ *               [--json] [--svg FILE] [--changes]
  */
 #include "../robot.h"
 #include "../bisect.h"
@@ -11,13 +11,14 @@
 #include "../nightly-store.h"
 #include "../repo.h"
 #include "../sbuf.h"
+#include "../stats.h"
 #include "../store.h"
 #include "../svec.h"
 #include "cli.h"
 
 struct history_opts {
 	const char *lab, *job, *stat, *svg;
-	bool json;
+	bool json, changes;
 	struct svec params;
 };
 
@@ -31,6 +32,8 @@ const struct rb_opt_spec history_opts[] = {
 	RB_OPT_PARAM(HISTORY_OPT(params)),
 	RB_OPT_BOOL("--json", HISTORY_OPT(json), "the same as JSON"),
 	RB_OPT_STR("--svg", "FILE", HISTORY_OPT(svg), "draw the series"),
+	RB_OPT_BOOL("--changes", HISTORY_OPT(changes),
+		    "list the series' change points"),
 	RB_OPT_END,
 };
 
@@ -90,6 +93,45 @@ static void subjects(struct history *h, const char *tree)
 	rb_repo_free(repo);
 }
 
+/*
+ * The change points of the series (those of the job's latest host), and
+ * what the nightly did about them: the bisection of the same heads.
+ */
+static int find_changes(struct store *st, struct history *h)
+{
+	struct nightly_change_rec *v = NULL;
+	const char *host = h->nr ? h->v[h->nr - 1].host : NULL;
+	int dir = stats_direction(h->stat);
+	size_t n = 0, i, k;
+
+	if (history_find_changes(h, host, dir ? dir : 1) < 0 ||
+	    nstore_changes(st, h->job, h->stat, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < h->changes_nr; i++) {
+		struct history_change *c = &h->changes[i];
+
+		for (k = n; k-- > 0;) {
+			struct bisection_rec b = { 0 };
+
+			if ((strcmp(v[k].good, h->v[c->good].commit) ||
+			     strcmp(v[k].bad, h->v[c->bad].commit)) &&
+			    strcmp(v[k].at, h->v[c->at].commit))
+				continue;
+			c->bisection = v[k].bisection_id;
+			if (c->bisection &&
+			    store_bisection_get(st, c->bisection, &b) > 0) {
+				c->bisection_status = xstrdup(b.status);
+				c->culprit = b.culprit ? xstrdup(b.culprit) :
+							 NULL;
+			}
+			bisection_rec_release(&b);
+			break;
+		}
+	}
+	nightly_change_recs_free(v, n);
+	return 0;
+}
+
 static void no_history(struct store *st, const char *job, const char *wd)
 {
 	char **names;
@@ -142,7 +184,11 @@ int cmd_history(int argc, char **argv)
 		goto fail;
 	}
 	subjects(&h, lab.tree.path);
-	if (o.json ? history_json(&h, &out) : history_table(&h, &out))
+	if (find_changes(st, &h) < 0)
+		goto fail;
+	if (o.json    ? history_json(&h, &out) :
+	    o.changes ? history_changes_table(&h, &out) :
+			history_table(&h, &out))
 		goto fail;
 	if (o.svg) {
 		if (history_svg(&h, &svg) < 0 ||

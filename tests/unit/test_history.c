@@ -160,3 +160,81 @@ Test(history, svg_empty)
 	sbuf_release(&sb);
 	history_release(&h);
 }
+
+/*
+ * A series of 24 nights: 1000 for 12, then 880 (a 12% drop) for 12, in a
+ * little deterministic noise; night 6 untestable (no runs). The drop is
+ * one change point, a regression when higher is better, not called.
+ */
+static void creep_series(struct history *h, const char *called_verdict)
+{
+	size_t i;
+
+	h->job = xstrdup("stress-ng/1-mmapaddr-1s");
+	h->stat = xstrdup("stress-ng.mmapaddr.ops_per_sec");
+	for (i = 0; i < 24; i++) {
+		struct history_point *p = history_add(h);
+
+		p->cycle = (int64_t)i + 1;
+		p->commit = xstrfmt("%040zx", i + 1);
+		p->host = xstrdup("box");
+		p->verdict = xstrdup(i == 13 && called_verdict ?
+					     called_verdict :
+					     "unchanged");
+		if (i == 6)
+			continue;
+		p->n = 3;
+		p->mean = (i < 12 ? 1000 : 880) + (double)((i * 37) % 11) - 5;
+	}
+}
+
+Test(history, change_points)
+{
+	struct history h = HISTORY_INIT;
+	struct sbuf sb = SBUF_INIT;
+	const struct history_change *c;
+
+	creep_series(&h, NULL);
+	cr_assert_eq(history_find_changes(&h, "box", +1), 0);
+	cr_assert_eq(h.changes_nr, 1);
+	c = &h.changes[0];
+	cr_expect_eq(c->at, 12);
+	cr_expect(c->lo <= 12 && c->hi >= 12);
+	cr_expect(c->good < c->lo && c->bad >= c->hi, "good %zu bad %zu",
+		  c->good, c->bad);
+	cr_expect_neq(c->good, 6, "the untestable night is no endpoint");
+	cr_expect_str_eq(c->kind, "regression");
+	cr_expect_not(c->called);
+	cr_expect(c->change_pct < -10 && c->change_pct > -14, "%f",
+		  c->change_pct);
+	cr_expect_leq(c->p, 0.005);
+	cr_assert_eq(history_changes_table(&h, &sb), 0);
+	cr_expect(strstr(sb.buf, "regression, not called by a cycle\n") != NULL,
+		  "%s", sb.buf);
+	sbuf_reset(&sb);
+	cr_assert_eq(history_svg(&h, &sb), 0);
+	cr_expect(strstr(sb.buf, "class=\"changepoint\"") != NULL);
+	sbuf_reset(&sb);
+	cr_assert_eq(history_json(&h, &sb), 0);
+	cr_expect(strstr(sb.buf, "\"changes\": [") != NULL);
+	/* lower is better: the same drop is an improvement */
+	cr_assert_eq(history_find_changes(&h, "box", -1), 0);
+	cr_assert_eq(h.changes_nr, 1);
+	cr_expect_str_eq(h.changes[0].kind, "improvement");
+	/* another host measured none of it */
+	cr_assert_eq(history_find_changes(&h, "other", +1), 0);
+	cr_expect_eq(h.changes_nr, 0);
+	sbuf_release(&sb);
+	history_release(&h);
+}
+
+Test(history, change_point_called_by_a_cycle)
+{
+	struct history h = HISTORY_INIT;
+
+	creep_series(&h, "regression");
+	cr_assert_eq(history_find_changes(&h, NULL, +1), 0);
+	cr_assert_eq(h.changes_nr, 1);
+	cr_expect(h.changes[0].called);
+	history_release(&h);
+}

@@ -66,7 +66,7 @@ static int64_t new_job(int64_t cycle, const char *head, int seq)
 
 Test(nightly_store, schema_version)
 {
-	cr_expect_eq(store_schema_version(st), 7);
+	cr_expect_eq(store_schema_version(st), 8);
 }
 
 Test(nightly_store, cycles_running_then_done)
@@ -306,4 +306,39 @@ Test(nightly_store, key_summaries)
 	cr_expect_str_eq(v[1].stat, "b.time");
 	cr_expect_eq(v[1].n, 1);
 	nightly_summaries_free(v, n);
+}
+
+Test(nightly_store, change_points_recorded_once)
+{
+	struct nightly_change_rec c = { 0 }, *v = NULL;
+	int64_t cyc = new_cycle(B, A), id1, id2;
+	size_t n = 0;
+
+	c.job = (char *)"stress-ng/1-mmapaddr-1s";
+	c.metric = (char *)"m.ops_per_sec";
+	c.host = (char *)"box1";
+	c.at = (char *)B;
+	c.good = (char *)A;
+	c.bad = (char *)C;
+	c.kind = (char *)"regression";
+	c.change_pct = -12.5;
+	c.p = 0.001;
+	c.cycle_id = cyc;
+	cr_assert_eq(nstore_change_add(st, &c, &id1), 0, "%s", rb_errmsg());
+	/* the same heads again (a resumed robot): the same row */
+	cr_assert_eq(nstore_change_add(st, &c, &id2), 0, "%s", rb_errmsg());
+	cr_expect_eq(id1, id2);
+	cr_assert_eq(nstore_changes(st, c.job, c.metric, &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_expect_str_eq(v[0].good, A);
+	cr_expect_str_eq(v[0].bad, C);
+	cr_expect_str_eq(v[0].at, B);
+	cr_expect_eq(v[0].bisection_id, 0);
+	cr_expect_eq(v[0].cycle_id, cyc);
+	cr_expect_eq(v[0].change_pct, -12.5);
+	nightly_change_recs_free(v, n);
+	/* another metric has none */
+	cr_assert_eq(nstore_changes(st, c.job, "other", &v, &n), 0);
+	cr_expect_eq(n, 0);
+	nightly_change_recs_free(v, n);
 }
