@@ -132,7 +132,7 @@ static void oracle(const double *x, size_t n, double before, double after,
  * point within 2 nights of it, or whose interval [lo, hi] holds it) in
  * >= 92% (~95% measured on 4000 series; the misses are mostly steps near
  * either end that the test at alpha 0.5% does not see), and within 2
- * nights no more than 10 points below the maximum-likelihood oracle.
+ * nights no more than 20 points below the maximum-likelihood oracle.
  */
 static void single_step(double sign, uint64_t seed)
 {
