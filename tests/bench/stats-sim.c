@@ -64,6 +64,7 @@
 #include "robot.h"
 #include "bisect.h"
 #include "sbuf.h"
+#include "rng.h"
 #include "session-mem.h"
 #include "session.h"
 #include "stats.h"
@@ -88,30 +89,6 @@ static int nr_hosts_shape = 3;
 static double drift_per_run = 1.0 / 60;
 #define BASE 1000.0
 #define SD 10.0
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	/* splitmix64 */
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unif(struct rng *r)
-{
-	return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_gauss(struct rng *r)
-{
-	return sqrt(-2 * log(rng_unif(r))) * cos(2 * M_PI * rng_unif(r));
-}
 
 struct world {
 	struct rng rng;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The change points of a series (changepoint.c) on seeded synthetic
+ * nightly histories.
+ */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
 
 #include "robot.h"
 #include "changepoint.h"
+#include "rng.h"
 
 /*
  * Change points in a nightly history (robot/changepoint.c). The rates are
@@ -15,30 +20,6 @@
 #define NIGHTS 60
 #define LEVEL 1000.0
 #define SD 30.0 /* 3% noise */
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unif(struct rng *r)
-{
-	return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-/* Box-Muller */
-static double rng_gauss(struct rng *r)
-{
-	return sqrt(-2 * log(rng_unif(r))) * cos(2 * M_PI * rng_unif(r));
-}
 
 /* Student t with 3 degrees of freedom: infinite kurtosis, wild nights */
 static double rng_t3(struct rng *r)
