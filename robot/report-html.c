@@ -447,9 +447,12 @@ static void section_summary(struct sbuf *o, const struct rh_report *r)
 		svg_num(o, r->threshold);
 		sbuf_addstr(o, " (a commit on the bad side of it is bad)</dd>");
 	}
-	if (r->confidence >= 0)
-		sbuf_addf(o, "<dt>confidence</dt><dd>%.1f%%</dd>",
-			  100 * r->confidence);
+	if (r->confidence >= 0) {
+		/* never rounded up to a certainty */
+		sbuf_addstr(o, "<dt>confidence</dt><dd>");
+		confidence_text(o, r->confidence);
+		sbuf_addstr(o, "</dd>");
+	}
 	if (r->has_share)
 		sbuf_addf(o,
 			  "<dt>share</dt><dd>the culprit accounts for %.0f%% "

@@ -108,6 +108,13 @@ Test(report_html, page_of_200_runs)
 	cr_assert_null(strstr(sb.buf, "href=\"http"));
 	cr_assert_null(strstr(sb.buf, "url("));
 	cr_assert_not_null(strstr(sb.buf, "threshold 800.00"));
+	cr_assert_not_null(strstr(sb.buf, "<dt>confidence</dt><dd>99.5%</dd>"));
+	sbuf_release(&sb);
+	/* a confidence is never rounded up to a certainty */
+	r.confidence = 0.99996;
+	cr_assert_eq(rh_render(&sb, &r), 0);
+	cr_assert_not_null(
+		strstr(sb.buf, "<dt>confidence</dt><dd>&gt;99.9%</dd>"));
 	sbuf_release(&sb);
 }
 
