@@ -367,6 +367,9 @@ int nstore_changes(struct store *st, const char *job, const char *metric,
 
 	*out = NULL;
 	*n = 0;
+	/* a store older than the table, opened read-only: none yet */
+	if (store_schema_version(st) < 8)
+		return 0;
 	if (db_query(store_db(st), &s,
 		     "SELECT COUNT(*) FROM nightly_changes WHERE job = ? AND"
 		     " metric = ?",
