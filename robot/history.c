@@ -597,6 +597,13 @@ static void svg_changes(struct sbuf *out, const struct history *h,
 		double x1 = c->hi ? (sx(&s, c->hi - 1) + sx(&s, c->hi)) / 2 :
 				    sx(&s, 0);
 
+		/* the heads a bisection of it takes, lightly */
+		sbuf_addf(out,
+			  "<rect class=\"changerange\" x=\"%.1f\" "
+			  "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			  "fill=\"#9467bd\" fill-opacity=\"0.06\"/>\n",
+			  sx(&s, c->good), SVG_T,
+			  sx(&s, c->bad) - sx(&s, c->good), base_y - SVG_T);
 		sbuf_addf(out,
 			  "<g class=\"changepoint\"><rect x=\"%.1f\" "
 			  "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
