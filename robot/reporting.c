@@ -784,6 +784,17 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	if (g) {
 		*existing = true;
 		*eml = xstrfmt("%s/%s.eml", ob.dir, *id);
+		/* a mail drafted before the robot made evidence pages gets its
+		 * page among its materials (the mail itself stays as it was) */
+		dir = xstrfmt("%s/archive/%s", c->lab.workdir, *id);
+		page = xstrfmt("%s/%s", dir, REPORT_PAGE);
+		if (rb_file_exists(dir) && !rb_file_exists(page)) {
+			char *made = NULL;
+
+			if (report_html(c, bisection_id, dir, &made) < 0)
+				goto out;
+			free(made);
+		}
 		ret = 0;
 		goto out;
 	}
