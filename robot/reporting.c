@@ -743,6 +743,57 @@ static int draft_confirm(struct ctx *c, int64_t bisection_id,
 	return 1;
 }
 
+/*
+ * What the mail and the evidence page both show, into r: the culprit's
+ * subject, the compare table (*e the matrices for the materials), the
+ * confirmation, the confidence, share and cost, the command to reproduce.
+ */
+struct evidence {
+	struct rb_commit_info ci;
+	struct rb_report_confirm conf;
+	struct sbuf table;
+	json_t *jg, *jc, *confirm;
+	const char *good;
+	char *cmd;
+};
+
+static int evidence_load(struct ctx *c, int64_t id, const struct job *job,
+			 const struct bisection_rec *rec, json_t *res,
+			 struct evidence *e, struct rb_report *r)
+{
+	uint8_t oid[RB_OID_RAWSZ];
+	int g;
+
+	if (rb_oid_from_hex(oid, rec->culprit) < 0 ||
+	    rb_repo_commit_info(c->repo, oid, &e->ci) < 0 ||
+	    draft_table(c, id, job, res, rec->culprit, &e->table, &e->jg,
+			&e->jc, &e->good) < 0)
+		return -1;
+	g = draft_confirm(c, id, rec->culprit, &e->conf, &e->confirm);
+	if (g < 0)
+		return -1;
+	if (g) {
+		r->confirm = &e->conf;
+		r->pct = e->conf.pct;
+	}
+	r->subject = e->ci.subject;
+	r->table = e->table.buf;
+	draft_evidence(res, r);
+	e->cmd = command_line(c, id, rec->culprit);
+	r->reproduce = e->cmd;
+	return 0;
+}
+
+static void evidence_release(struct evidence *e)
+{
+	rb_commit_info_release(&e->ci);
+	sbuf_release(&e->table);
+	json_decref(e->jg);
+	json_decref(e->jc);
+	json_decref(e->confirm);
+	free(e->cmd);
+}
+
 static int draft(struct ctx *c, int64_t bisection_id,
 		 const struct report_still *still, size_t still_nr,
 		 bool followup, char **id, char **eml, bool *existing)
@@ -750,21 +801,16 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	struct bisection_rec rec = { 0 };
 	struct rb_outbox ob = RB_OUTBOX_INIT;
 	struct rb_report r;
-	struct rb_commit_info ci = { 0 };
-	struct rb_report_confirm conf;
+	struct evidence e = { .table = SBUF_INIT };
 	struct rb_report_step *rs = NULL;
 	struct rb_report_param *params = NULL;
 	struct rb_report_still *st2 = NULL;
 	struct rb_mail_addr *to = NULL, *cc = NULL;
 	struct svec own = SVEC_INIT, subjects = SVEC_INIT;
-	struct sbuf key = SBUF_INIT, mail = SBUF_INIT, table = SBUF_INIT,
-		    msgid = SBUF_INIT;
-	json_t *res = NULL, *jg = NULL, *jc = NULL, *confirm = NULL;
+	struct sbuf key = SBUF_INIT, mail = SBUF_INIT, msgid = SBUF_INIT;
+	json_t *res = NULL;
 	const struct job *job;
-	uint8_t oid[RB_OID_RAWSZ];
-	char *dir = NULL, *archive = NULL, *local = NULL, *cmd = NULL;
-	char *page = NULL;
-	const char *good = NULL;
+	char *dir = NULL, *archive = NULL, *local = NULL, *page = NULL;
 	size_t n = 0;
 	int ret = -1, g;
 
@@ -798,21 +844,10 @@ static int draft(struct ctx *c, int64_t bisection_id,
 		ret = 0;
 		goto out;
 	}
-	/* the culprit */
-	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
-	    rb_repo_commit_info(c->repo, oid, &ci) < 0)
-		goto out;
-	if (draft_table(c, bisection_id, job, res, rec.culprit, &table, &jg,
-			&jc, &good) < 0)
+	/* the culprit and the evidence */
+	if (evidence_load(c, bisection_id, job, &rec, res, &e, &r) < 0)
 		goto out;
 	rs = draft_steps(c, res, &subjects, &n);
-	g = draft_confirm(c, bisection_id, rec.culprit, &conf, &confirm);
-	if (g < 0)
-		goto out;
-	if (g) {
-		r.confirm = &conf;
-		r.pct = conf.pct;
-	}
 	/* the mail */
 	params = draft_job(c, job, &r);
 	r.still = st2 = draft_still(still, still_nr);
@@ -821,7 +856,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	if (rb_report_message_id(&msgid, r.date, 0, draft_random(),
 				 domain_of(r.from.email)) < 0)
 		goto out;
-	draft_commit(c, &rec, &ci, res, &r);
+	draft_commit(c, &rec, &e.ci, res, &r);
 	r.to = to;
 	r.to_nr = c->lab.mail.to.nr;
 	r.cc = cc;
@@ -829,17 +864,13 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	draft_archive(c, &msgid, &dir, &r, &archive, &local);
 	r.details = REPORT_PAGE;
 	r.message_id = msgid.buf;
-	r.table = table.buf;
 	r.spread_kind = RB_SPREAD_STDDEV;
 	r.steps = rs;
 	r.steps_nr = n;
-	draft_evidence(res, &r);
-	cmd = command_line(c, bisection_id, rec.culprit);
-	r.reproduce = cmd;
 	if (rb_report_render(&mail, &r) < 0)
 		goto out;
-	if (materials(c, bisection_id, dir, rec.culprit, cmd, jg, jc, good,
-		      confirm) < 0)
+	if (materials(c, bisection_id, dir, rec.culprit, e.cmd, e.jg, e.jc,
+		      e.good, e.confirm) < 0)
 		goto out;
 	page = xstrfmt("%s/%s", dir, r.details);
 	if (report_page_write(c, &rec, res, &r, page) < 0)
@@ -850,11 +881,8 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	ret = 0;
 out:
 	json_decref(res);
-	json_decref(jg);
-	json_decref(jc);
-	json_decref(confirm);
+	evidence_release(&e);
 	bisection_rec_release(&rec);
-	rb_commit_info_release(&ci);
 	rb_outbox_release(&ob);
 	free(rs);
 	free(params);
@@ -864,13 +892,11 @@ out:
 	free(dir);
 	free(archive);
 	free(local);
-	free(cmd);
 	free(page);
 	svec_clear(&own);
 	svec_clear(&subjects);
 	sbuf_release(&key);
 	sbuf_release(&mail);
-	sbuf_release(&table);
 	sbuf_release(&msgid);
 	if (ret < 0) {
 		free(*id);
@@ -885,51 +911,26 @@ int report_html(struct ctx *c, int64_t bisection_id, const char *dir,
 {
 	struct bisection_rec rec = { 0 };
 	struct rb_report r;
-	struct rb_commit_info ci = { 0 };
-	struct rb_report_confirm conf;
-	struct sbuf table = SBUF_INIT;
-	json_t *res, *jg = NULL, *jc = NULL, *confirm = NULL;
+	struct evidence e = { .table = SBUF_INIT };
+	json_t *res;
 	const struct job *job = ctx_job(c, 0);
-	uint8_t oid[RB_OID_RAWSZ];
-	const char *good;
-	char *cmd = NULL;
-	int ret = -1, g;
+	int ret = -1;
 
 	*path = NULL;
 	memset(&r, 0, sizeof(r));
 	if (!job)
 		return -1;
 	res = draft_load(c, bisection_id, &rec);
-	if (!res)
-		goto out;
-	if (rb_oid_from_hex(oid, rec.culprit) < 0 ||
-	    rb_repo_commit_info(c->repo, oid, &ci) < 0 ||
-	    draft_table(c, bisection_id, job, res, rec.culprit, &table, &jg,
-			&jc, &good) < 0)
-		goto out;
-	g = draft_confirm(c, bisection_id, rec.culprit, &conf, &confirm);
-	if (g < 0)
-		goto out;
-	if (g)
-		r.confirm = &conf;
-	r.subject = ci.subject;
-	r.table = table.buf;
-	draft_evidence(res, &r);
-	cmd = command_line(c, bisection_id, rec.culprit);
-	r.reproduce = cmd;
-	if (rb_mkdir_p(dir) < 0)
+	if (!res ||
+	    evidence_load(c, bisection_id, job, &rec, res, &e, &r) < 0 ||
+	    rb_mkdir_p(dir) < 0)
 		goto out;
 	*path = xstrfmt("%s/%s", dir, REPORT_PAGE);
 	ret = report_page_write(c, &rec, res, &r, *path);
 out:
 	json_decref(res);
-	json_decref(jg);
-	json_decref(jc);
-	json_decref(confirm);
+	evidence_release(&e);
 	bisection_rec_release(&rec);
-	rb_commit_info_release(&ci);
-	sbuf_release(&table);
-	free(cmd);
 	if (ret < 0) {
 		free(*path);
 		*path = NULL;
