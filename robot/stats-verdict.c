@@ -236,6 +236,7 @@ struct fit {
 	double beta[FIT_MAXP];
 	double cov[FIT_MAXP][FIT_MAXP]; /* (X'WX)^-1 */
 	double rss, df;
+	double s; /* the robust scale of the last iteration (0: none) */
 };
 
 static size_t fit_row(const struct fit *f, const struct obs *o, double *x)
@@ -337,14 +338,62 @@ static double fit_predict(const struct fit *f, const struct obs *o)
 	return y;
 }
 
+/*
+ * The scale the anchors' fit may not exceed: the MAD of the residuals
+ * around the median of each anchor's runs on each host (a group's median
+ * run, which lies on it, left out; groups of one run give none), each
+ * scaled by sqrt(m / (m - 1)) for its group's m runs. A fit from least
+ * squares lets a handful of far runs pull both the means and the scale
+ * (three of eight runs 9 sd low take a Huber mean with a MAD scale 2.5 sd
+ * off and the scale to 2.5 sd: no run is then far enough to be left out);
+ * the medians are not pulled. 0 when there is no such residual.
+ */
+static double start_scale(const struct fit *f, const struct obs *o, double *ar)
+{
+	double *x = xmalloc(f->n * sizeof(*x));
+	bool *done = xcalloc(f->n, sizeof(*done));
+	size_t i, j, m, nr = 0;
+
+	for (i = 0; i < f->n; i++) {
+		double med;
+		bool skipped = false;
+
+		if (done[i])
+			continue;
+		for (j = i, m = 0; j < f->n; j++)
+			if (o[j].g == o[i].g && o[j].host == o[i].host)
+				x[m++] = o[j].y;
+		qsort(x, m, sizeof(*x), stats_cmp_double);
+		med = stats_sorted_quantile(x, m, 0.5);
+		for (j = i; j < f->n; j++) {
+			if (o[j].g != o[i].g || o[j].host != o[i].host)
+				continue;
+			done[j] = true;
+			if (m < 2 || (m % 2 && !skipped && o[j].y == med)) {
+				skipped = true; /* the median run itself */
+				continue;
+			}
+			ar[nr++] = fabs(o[j].y - med) *
+				   sqrt((double)m / (double)(m - 1));
+		}
+	}
+	free(x);
+	free(done);
+	if (!nr)
+		return 0;
+	qsort(ar, nr, sizeof(*ar), stats_cmp_double);
+	return 1.4826 * stats_sorted_quantile(ar, nr, 0.5);
+}
+
 static int fit_robust(struct fit *f, const struct obs *o)
 {
 	double *w = xmalloc(f->n * sizeof(*w)),
 	       *ar = xmalloc(f->n * sizeof(*ar));
-	double prev[FIT_MAXP];
+	double prev[FIT_MAXP], s_cap;
 	size_t i, it;
 	int ret = 0;
 
+	s_cap = start_scale(f, o, ar);
 	for (i = 0; i < f->n; i++)
 		w[i] = 1;
 	/* Huber's weights to convergence (from least squares), then the
@@ -373,6 +422,9 @@ static int fit_robust(struct fit *f, const struct obs *o)
 			ar[i] = fabs(o[i].y - fit_predict(f, &o[i]));
 		qsort(ar, f->n, sizeof(*ar), stats_cmp_double);
 		s = 1.4826 * stats_sorted_quantile(ar, f->n, 0.5);
+		if (s_cap > 0 && s > s_cap)
+			s = s_cap;
+		f->s = s;
 		for (i = 0; i < f->n; i++) {
 			double r = fabs(o[i].y - fit_predict(f, &o[i]));
 
@@ -438,7 +490,42 @@ struct resid {
 	double *r;
 	size_t n;
 	double s0;
+	/* the variance with every residual beyond CONTAM_K s0 left out,
+	 * however few there are (0 when none is left) */
+	double core_var;
 };
+
+/*
+ * The variance of the normal core of residuals r[0..n) with df degrees of
+ * freedom, however few: those beyond CONTAM_K scales left out, the scale
+ * being s0 at first and then the core's own sd, to its fixed point (a
+ * MAD scale grows with the share of far residuals: with a third of them
+ * 10 sd off, 4 MAD scales reach them). 0 when nothing is left.
+ */
+static double core_var(const double *r, size_t n, double df, double s0)
+{
+	double s = s0, v = 0;
+	size_t i, it;
+
+	for (it = 0; it < 20; it++) {
+		double sum = 0, far = 0, prev = s;
+
+		for (i = 0; i < n; i++) {
+			if (s > 0 && fabs(r[i]) > CONTAM_K * s)
+				far++;
+			else
+				sum += r[i] * r[i];
+		}
+		if (!(df - far > 0))
+			return 0;
+		v = s > 0 ? sum / (trunc_kappa(CONTAM_K) * (df - far)) :
+			    sum / (df - far);
+		s = sqrt(v);
+		if (!(s0 > 0) || fabs(s - prev) <= 1e-9 * s)
+			break;
+	}
+	return v;
+}
 
 /*
  * The noise variance pooled over the anchors (their fit's residuals), the
@@ -487,6 +574,7 @@ static double pooled_var(const struct fit *f, const struct obs *o, size_t na,
 	res->r = r;
 	res->n = tot;
 	res->s0 = s0;
+	res->core_var = core_var(r, tot, *df, s0);
 	if (!(*df - dropped > 0))
 		return 0;
 	*df -= dropped;
@@ -1277,6 +1365,34 @@ double stats_runs_needed(const struct stats_policy *p, double effect,
 }
 
 /*
+ * How much the plain means of the anchors' core runs (residuals within
+ * CONTAM_K core sd sc) move the fit's difference: Huber's weights
+ * pull a mean toward the outliers that are not far enough to be left out
+ * (by up to HUBER_K scales each), and when they fall on one anchor only
+ * that pull shrinks or grows its difference. 0 without a scale.
+ */
+static double core_shift(const struct fit *f, const struct obs *o, size_t n,
+			 double sc)
+{
+	double sum[2] = { 0, 0 }, cnt[2] = { 0, 0 };
+	size_t i;
+
+	if (!(sc > 0))
+		return 0;
+	for (i = 0; i < n; i++) {
+		double r = o[i].y - fit_predict(f, &o[i]);
+
+		if (fabs(r) > CONTAM_K * sc)
+			continue;
+		sum[o[i].g] += r;
+		cnt[o[i].g]++;
+	}
+	if (!cnt[0] || !cnt[1])
+		return 0;
+	return sum[1] / cnt[1] - sum[0] / cnt[0];
+}
+
+/*
  * The anchors' difference from their robust fit (Huber weights, an offset
  * per host when they ran on several, no trend: the anchors alternate),
  * so that neither an outlying run nor the hosts' offsets count as a
@@ -1290,7 +1406,8 @@ static bool anchors_fit_test(const struct stats_policy *p,
 			     const struct stats_set *good,
 			     const struct stats_set *bad, enum stats_alt alt,
 			     struct stats_test *t, struct stats_test *tother,
-			     double *diff, double *sd, double *q)
+			     double *diff, double *sd, double *core_sd,
+			     double *core_diff, double *q)
 {
 	static const struct stats_noise none;
 	struct stats_policy flat = *p;
@@ -1311,6 +1428,8 @@ static bool anchors_fit_test(const struct stats_policy *p,
 	var = s2 * *q;
 	*diff = f->beta[1] - f->beta[0];
 	*sd = sqrt(s2);
+	*core_sd = res.core_var > 0 ? sqrt(res.core_var) : *sd;
+	*core_diff = *diff + core_shift(f, o, n, *core_sd);
 	memset(t, 0, sizeof(*t));
 	t->df = f->df;
 	t->stat = var > 0   ? *diff / sqrt(var) :
@@ -1414,6 +1533,47 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 #define REFUSE_MIN_RUNS 5
 
 /*
+ * Whether the anchors' runs are homogeneous enough to refuse on: each
+ * anchor has REFUSE_MIN_RUNS runs, and two thirds of its runs, within
+ * CONTAM_K scales of its median, the scale being the smaller of the two
+ * anchors' (the noise is the same on both; the MAD of the runs around the
+ * median, scaled by sqrt(m / (m - 1))). When outliers are 10% of the runs,
+ * an anchor now and then holds three of its first six or four of eight:
+ * no estimate tells the core from the outliers then, and refusing would
+ * end a real regression's bisection before it began (3% of the simulated
+ * 2-sd histories with outliers did).
+ */
+static bool refusable(const struct stats_set *good, const struct stats_set *bad)
+{
+	const struct stats_set *set[2] = { good, bad };
+	double med[2], sd[2], sc;
+	size_t k, i, in;
+
+	for (k = 0; k < 2; k++) {
+		size_t m = set[k]->nr;
+		double *x = stats_sorted_copy(set[k]->v, m);
+
+		med[k] = stats_sorted_quantile(x, m, 0.5);
+		for (i = 0; i < m; i++)
+			x[i] = fabs(set[k]->v[i] - med[k]);
+		qsort(x, m, sizeof(*x), stats_cmp_double);
+		sd[k] = 1.4826 * stats_sorted_quantile(x, m, 0.5) *
+			(m > 1 ? sqrt((double)m / (double)(m - 1)) : 1);
+		free(x);
+	}
+	sc = RB_MIN(sd[0], sd[1]);
+	if (!(sc > 0))
+		return true;
+	for (k = 0; k < 2; k++) {
+		for (i = in = 0; i < set[k]->nr; i++)
+			in += fabs(set[k]->v[i] - med[k]) <= CONTAM_K * sc;
+		if (in < REFUSE_MIN_RUNS || 3 * in < 2 * set[k]->nr)
+			return false;
+	}
+	return true;
+}
+
+/*
  * The endpoint check's evidence: the log likelihood ratio of "the bad
  * anchor is worse by endpoint_effect noise sd" against "no change" for
  * the fitted difference D (oriented: > 0 worse) with variance sigma^2 q:
@@ -1437,7 +1597,8 @@ int stats_power_check(const struct stats_policy *p,
 	struct stats_summary sg, sb;
 	struct stats_test t, tother;
 	enum stats_alt alt, other;
-	double diff, pooled, bad_dir, T, q, llr, A, B, df, orient;
+	double diff, pooled, core_sd, core_diff, bad_dir, T, q, llr, llr_core;
+	double A, B, df, orient;
 	bool beyond = true, short_of = false, last, zero;
 	const char *reason = NULL;
 
@@ -1474,7 +1635,7 @@ int stats_power_check(const struct stats_policy *p,
 	other = alt == STATS_LESS ? STATS_GREATER : STATS_LESS;
 	zero = sg.stddev == 0 && sb.stddev == 0;
 	if (!anchors_fit_test(p, good, bad, alt, &t, &tother, &diff, &pooled,
-			      &q)) {
+			      &core_sd, &core_diff, &q)) {
 		stats_welch(&t, good->v, good->nr, bad->v, bad->nr, alt);
 		stats_welch(&tother, good->v, good->nr, bad->v, bad->nr, other);
 		pooled = sqrt((sg.stddev * sg.stddev * (double)(good->nr - 1) +
@@ -1482,6 +1643,8 @@ int stats_power_check(const struct stats_policy *p,
 			      (double)(good->nr + bad->nr - 2));
 		q = 1 / (double)good->nr + 1 / (double)bad->nr;
 		t.df = (double)(good->nr + bad->nr - 2);
+		core_sd = pooled;
+		core_diff = diff;
 	}
 	df = t.df > 0 ? t.df : 1;
 	out->noise_sd = pooled;
@@ -1492,25 +1655,30 @@ int stats_power_check(const struct stats_policy *p,
 	/* the direction of the metric when known, else the change's */
 	orient = p->direction ? bad_dir : diff >= 0 ? 1 : -1;
 	llr = endpoint_llr(p->endpoint_effect, orient * diff, pooled, q);
+	llr_core = endpoint_llr(p->endpoint_effect, orient * core_diff, core_sd,
+				q);
 	/* constant results: any change in the bad direction is sure (a
 	 * drop of a stat whose direction is not known was oriented as the
 	 * change, not taken for "no difference") */
 	if (zero)
-		llr = orient * diff > 0 ? INFINITY : -INFINITY;
+		llr = llr_core = orient * diff > 0 ? INFINITY : -INFINITY;
 	A = sprt_bound(p->endpoint_alpha, df);
 	B = sprt_bound(p->endpoint_beta, df);
 	out->llr = llr;
 	out->bound = A;
-	if (llr >= A && beyond) {
+	if (llr >= A && beyond &&
+	    (zero || endpoint_llr(p->endpoint_effect, orient * core_diff,
+				  pooled, q) >= A)) {
 		out->verdict = STATS_REPRODUCED;
 	} else if (p->direction && tother.p <= out->alpha && diff != 0 &&
-		   (zero || n >= REFUSE_MIN_RUNS)) {
+		   (zero || refusable(good, bad))) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the bad commit is better";
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
-	} else if (llr <= -B && (zero || n >= REFUSE_MIN_RUNS)) {
+	} else if (RB_MAX(llr, llr_core) <= -B &&
+		   (zero || refusable(good, bad))) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = zero ? "no difference in constant results" :
 				"a change worth bisecting is ruled out";
