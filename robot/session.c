@@ -995,18 +995,31 @@ static int confirm_start(struct sess *s, const char *culprit, int host,
 	return r;
 }
 
-/* One run of commit for the confirmation on host: it must measure. */
-static int confirm_run(struct sess *s, int host, const char *commit)
+/*
+ * One run of commit for the confirmation on host. An anchor must measure
+ * (why NULL: an error otherwise). A member that cannot (its kernel does
+ * not build or boot, the payload fails on it) returns 1 with the reason
+ * in why: the culprit cannot be confirmed against it. That happens when
+ * the parent was never tested (good because a good commit contains it)
+ * and does not build, or after a wrong step.
+ */
+static int confirm_run(struct sess *s, int host, const char *commit,
+		       struct sbuf *why)
 {
 	struct session_result res;
 
 	if (start(s, host, commit, ROLE_CAND, -1) < 0 || wait_one(s, &res) < 0)
 		return -1;
-	if (unmeasured(&res))
+	if (!unmeasured(&res))
+		return 0;
+	if (!why)
 		return rb_error("%.12s cannot be measured for the "
 				"confirmation: %s",
 				res.commit, res.why);
-	return 0;
+	sbuf_reset(why);
+	sbuf_addf(why, "%.12s cannot be measured: %s", commit, res.why);
+	event(s, "%s", why->buf);
+	return 1;
 }
 
 /*
@@ -1026,7 +1039,7 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 	size_t i, left = 1;
 	unsigned pass;
 	bool ran_anchors = false, bad_first;
-	int ret = -1;
+	int ret = -1, r;
 
 	*refuted = false;
 	for (pass = 0; !*refuted && left; pass++) {
@@ -1084,8 +1097,8 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 					c->anchor_good--;
 				c->anchor_due--;
 				if (confirm_run(s, host,
-						g ? s->good_hex : s->bad_hex) <
-				    0)
+						g ? s->good_hex : s->bad_hex,
+						NULL) < 0)
 					goto out;
 				ran_anchors = true;
 			}
@@ -1094,8 +1107,14 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 				ran_anchors = false;
 				continue;
 			}
-			if (confirm_run(s, host, c->hex) < 0)
+			r = confirm_run(s, host, c->hex, why);
+			if (r < 0)
 				goto out;
+			if (r > 0) {
+				*refuted = true;
+				sbuf_addf(verdicts, "%s%s",
+					  verdicts->len ? ", " : "", why->buf);
+			}
 		}
 	}
 	ret = 0;
@@ -1172,7 +1191,7 @@ static int confirm_change(struct sess *s, const char *parent,
 			 ps = STATS_SET_INIT, cs = STATS_SET_INIT;
 	struct stats_step v;
 	unsigned abba = 1; /* pairs culprit-parent, parent-culprit, ... */
-	int ret = -1;
+	int ret = -1, r;
 
 	for (;;) {
 		sbuf_reset(why);
@@ -1186,9 +1205,17 @@ static int confirm_change(struct sess *s, const char *parent,
 		if (v.verdict != STATS_NEED_MORE)
 			break;
 		/* ABBA, as the members' runs */
-		if (confirm_run(s, host, abba & 1 ? culprit : parent) < 0 ||
-		    confirm_run(s, host, abba & 1 ? parent : culprit) < 0)
+		r = confirm_run(s, host, abba & 1 ? culprit : parent, why);
+		if (!r)
+			r = confirm_run(s, host, abba & 1 ? parent : culprit,
+					why);
+		if (r < 0)
 			goto out;
+		if (r > 0) {
+			*refuted = true;
+			ret = 0;
+			goto out;
+		}
 		abba++;
 	}
 	*refuted = v.verdict != STATS_BAD;

@@ -157,6 +157,48 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
 }
 
 /*
+ * The culprit is the first commit of a topic branch and its parent, the
+ * mainline commit the branch forks from, does not build: the bisection
+ * knows that parent good without testing it (a mainline commit after it
+ * is good), but the confirmation must measure it. The session does not
+ * fail (it did: "cannot be measured for the confirmation"); the culprit
+ * cannot be confirmed, and after the attempts the bisection ends
+ * inconclusive, saying why.
+ */
+Test(session, culprit_whose_parent_does_not_build)
+{
+	struct fake f = {
+		.fast = 100, .slow = 70, .noise = 6, .rng = 5, .dag = true
+	};
+	struct session_mem_model model = { .data = &f, .run = f_run };
+	struct session_mem_graph g;
+	struct session_outcome_info out;
+	long k, culprit = -1;
+	char par[64];
+
+	session_mem_linux_like(&g, 80, 42);
+	for (k = 30; k < g.n && culprit < 0; k++)
+		if (g.npar[k] == 1 && g.par[k][0] != k - 1)
+			culprit = k;
+	cr_assert_geq(culprit, 0);
+	f.culprit = (int)culprit;
+	f.skip[g.par[culprit][0]] = true;
+	session_mem_init_graph(&f.m, &g, 1, &model);
+	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+	cr_assert_eq(out.status, SESSION_INCONCLUSIVE, "%s: %s",
+		     session_status_name(out.status), out.message);
+	cr_assert(strstr(out.message, "cannot be measured"), "%s", out.message);
+	snprintf(par, sizeof(par), "%.12s cannot be measured",
+		 hex((int)g.par[culprit][0]));
+	cr_assert(strstr(out.message, par), "%s", out.message);
+	cr_assert_geq(session_mem_count_steps(&f.m, "unconfirmed", NULL), 1);
+	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 0);
+	session_outcome_release(&out);
+	session_mem_release(&f.m);
+	session_mem_graph_release(&g);
+}
+
+/*
  * Two steps: 100 -> 90 at c6, -> 70 at c13. The midpoint (85) is crossed
  * at c13, which accounts for 2/3 of the change; the rest happened before
  * its parent.
