@@ -510,9 +510,12 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 
 		if (!strcmp(s[i].kind, "endpoint")) {
 			fprintf(f,
-				"# endpoints %s: good %.6g (%lld runs), "
+				"# endpoints %s%s: good %.6g (%lld runs), "
 				"bad %.6g (%lld runs), %+.1f%%\n",
 				s[i].verdict,
+				json_is_true(json_object_get(d, "again")) ?
+					" (asked again)" :
+					"",
 				json_number_value(
 					json_object_get(d, "good_mean")),
 				(long long)json_integer_value(

@@ -89,6 +89,7 @@ struct sess {
 	unsigned round_decided; /* verdicts in so far in this round */
 	unsigned rounds;
 	unsigned attempts; /* unconfirmed culprits so far */
+	size_t anchor_runs_checked; /* the anchors' runs endpoint_again saw */
 	double t0, run_time;
 	unsigned runs_seen;
 	struct sbuf line;
@@ -537,6 +538,21 @@ static void look_ahead(struct sess *s, bool anchors)
 
 /* --- endpoints -------------------------------------------------------- */
 
+/* The endpoint step's detail (JSON); `again` for the check asked again. */
+static void endpoint_detail(struct sbuf *detail, const struct stats_power *pw,
+			    const struct stats_set *good,
+			    const struct stats_set *bad, bool again)
+{
+	sbuf_addf(detail,
+		  "{\"good_mean\": %.17g, \"bad_mean\": %.17g, "
+		  "\"change_pct\": %.6g, \"p\": %.6g, \"good_runs\": %zu, "
+		  "\"bad_runs\": %zu, \"direction\": %d, "
+		  "\"runs_per_step\": %.3g%s}",
+		  pw->good_mean, pw->bad_mean, pw->change_pct, pw->p, good->nr,
+		  bad->nr, pw->direction, pw->runs_per_step,
+		  again ? ", \"again\": true" : "");
+}
+
 /*
  * Measure the anchors until the power check decides. Every idle host runs
  * the anchor it has fewer runs of (good first), so each host gets both.
@@ -608,13 +624,7 @@ static int endpoints(struct sess *s, bool *reproduced, struct sbuf *why)
 	*reproduced = pw.verdict == STATS_REPRODUCED;
 	if (s->pol.direction == 0)
 		s->pol.direction = pw.direction;
-	sbuf_addf(&detail,
-		  "{\"good_mean\": %.17g, \"bad_mean\": %.17g, "
-		  "\"change_pct\": %.6g, \"p\": %.6g, \"good_runs\": %zu, "
-		  "\"bad_runs\": %zu, \"direction\": %d, "
-		  "\"runs_per_step\": %.3g}",
-		  pw.good_mean, pw.bad_mean, pw.change_pct, pw.p, good.nr,
-		  bad.nr, pw.direction, pw.runs_per_step);
+	endpoint_detail(&detail, &pw, &good, &bad, false);
 	if (step(s, "endpoint", NULL, NULL,
 		 *reproduced ? "reproduced" : "not-reproduced", detail.buf) < 0)
 		goto out;
@@ -1697,6 +1707,51 @@ static int concluded(struct sess *s, const struct rb_bisect_step *bs,
 	return finish(s, out, SESSION_INCONCLUSIVE);
 }
 
+/*
+ * The endpoint check asked again on the anchors' runs so far (when the
+ * steps added some since the last time): a change ruled out ends the
+ * bisection, not reproduced (*done). See stats_power_recheck.
+ */
+static int endpoint_again(struct sess *s, struct session_outcome_info *out,
+			  bool *done)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT;
+	struct stats_power pw;
+	struct sbuf why = SBUF_INIT, detail = SBUF_INIT;
+	int ret = -1;
+
+	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &bad, -1, 0) < 0)
+		goto out;
+	ret = 0;
+	if (good.nr < 2 || bad.nr < 2 ||
+	    good.nr + bad.nr == s->anchor_runs_checked)
+		goto out;
+	s->anchor_runs_checked = good.nr + bad.nr;
+	ret = -1;
+	if (stats_power_recheck(&s->pol, &good, &bad, &pw, &why) < 0)
+		goto out;
+	ret = 0;
+	if (pw.verdict != STATS_NOT_REPRODUCED)
+		goto out;
+	endpoint_detail(&detail, &pw, &good, &bad, true);
+	if (step(s, "endpoint", NULL, NULL, "not-reproduced", detail.buf) < 0) {
+		ret = -1;
+		goto out;
+	}
+	event(s, "%s: %s", s->cfg->metric, why.buf);
+	snprintf(out->message, sizeof(out->message), "not reproduced: %s %s",
+		 s->cfg->metric, why.buf);
+	*done = true;
+	ret = finish(s, out, SESSION_NOT_REPRODUCED);
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	sbuf_release(&why);
+	sbuf_release(&detail);
+	return ret;
+}
+
 /* The commits of the next round: one per host (k-way), or the pick. */
 static uint32_t round_picks(struct sess *s, const struct rb_bisect_step *bs,
 			    uint32_t *picks)
@@ -1723,6 +1778,12 @@ static int bisect_rounds(struct sess *s, struct session_outcome_info *out)
 	while (!done && ret == 0) {
 		uint32_t n;
 
+		if (endpoint_again(s, out, &done) < 0) {
+			ret = -1;
+			break;
+		}
+		if (done)
+			break;
 		rb_bisect_step_release(&bs);
 		rb_bisect_next(&s->b, &bs);
 		if (bs.status == RB_BISECT_FOUND) {

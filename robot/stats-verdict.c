@@ -416,7 +416,10 @@ static int fit_robust(struct fit *f, const struct obs *o)
 		if (it && change <= 1e-12 * (size > 0 ? size : 1)) {
 			if (reject || f->plain)
 				break;
-			it = 49; /* converged: now with rejection */
+			/* converged: the weights below leave the far runs
+			 * out, and the fit goes on with them */
+			it = 49;
+			reject = true;
 		}
 		for (i = 0; i < f->n; i++)
 			ar[i] = fabs(o[i].y - fit_predict(f, &o[i]));
@@ -1589,9 +1592,10 @@ static double endpoint_llr(double delta, double D, double sigma, double q)
 	return (delta * D / sigma - delta * delta / 2) / q;
 }
 
-int stats_power_check(const struct stats_policy *p,
-		      const struct stats_set *good, const struct stats_set *bad,
-		      struct stats_power *out, struct sbuf *why)
+static int power_check(const struct stats_policy *p,
+		       const struct stats_set *good,
+		       const struct stats_set *bad, bool recheck,
+		       struct stats_power *out, struct sbuf *why)
 {
 	size_t n;
 	struct stats_summary sg, sb;
@@ -1663,12 +1667,22 @@ int stats_power_check(const struct stats_policy *p,
 	if (zero)
 		llr = llr_core = orient * diff > 0 ? INFINITY : -INFINITY;
 	A = sprt_bound(p->endpoint_alpha, df);
-	B = sprt_bound(p->endpoint_beta, df);
+	B = sprt_bound(recheck ? p->endpoint_beta / 10 : p->endpoint_beta, df);
 	out->llr = llr;
 	out->bound = A;
-	if (llr >= A && beyond &&
-	    (zero || endpoint_llr(p->endpoint_effect, orient * core_diff,
-				  pooled, q) >= A)) {
+	if (recheck) {
+		/* only a change ruled out ends a bisection under way */
+		if (!zero && RB_MAX(llr, llr_core) <= -B &&
+		    refusable(good, bad)) {
+			out->verdict = STATS_NOT_REPRODUCED;
+			reason = "a change worth bisecting is ruled out by the "
+				 "anchors' runs so far";
+		} else {
+			out->verdict = STATS_ENDPOINT_NEED_MORE;
+		}
+	} else if (llr >= A && beyond &&
+		   (zero || endpoint_llr(p->endpoint_effect, orient * core_diff,
+					 pooled, q) >= A)) {
 		out->verdict = STATS_REPRODUCED;
 	} else if (p->direction && tother.p <= out->alpha && diff != 0 &&
 		   (zero || refusable(good, bad))) {
@@ -1695,6 +1709,21 @@ int stats_power_check(const struct stats_policy *p,
 	if (why)
 		power_why(why, p, out, &sg, &sb, good->nr, bad->nr, T, reason);
 	return 0;
+}
+
+int stats_power_check(const struct stats_policy *p,
+		      const struct stats_set *good, const struct stats_set *bad,
+		      struct stats_power *out, struct sbuf *why)
+{
+	return power_check(p, good, bad, false, out, why);
+}
+
+int stats_power_recheck(const struct stats_policy *p,
+			const struct stats_set *good,
+			const struct stats_set *bad, struct stats_power *out,
+			struct sbuf *why)
+{
+	return power_check(p, good, bad, true, out, why);
 }
 
 /* --- multi-step regressions ------------------------------------------ */

@@ -542,6 +542,23 @@ int stats_power_check(const struct stats_policy *p,
 		      struct stats_power *out, struct sbuf *why);
 
 /*
+ * The endpoint check asked again during the bisection, on the anchors'
+ * runs so far: NOT_REPRODUCED when they now rule a change worth bisecting
+ * out at endpoint_beta / 10 (the same evidence as the check's, both the
+ * fit's and the core's, with each anchor's runs homogeneous), else
+ * NEED_MORE. A reproduced check is wrong endpoint_alpha of the time
+ * (0.5%), and the bisection of a history without a change then costs
+ * hundreds of runs before its culprit fails to confirm; steps that ask
+ * for anchor runs give the check the runs to see it. For a real change
+ * the evidence falls that far with chance at most endpoint_beta / 10
+ * (Ville's inequality), however often it is asked.
+ */
+int stats_power_recheck(const struct stats_policy *p,
+			const struct stats_set *good,
+			const struct stats_set *bad, struct stats_power *out,
+			struct sbuf *why);
+
+/*
  * Do a and b measure the same level? Their robust locations (Huber, scale
  * from the pooled MAD) differ by at most z standard errors of the pooled
  * robust noise. False when either has fewer than 2 runs.
