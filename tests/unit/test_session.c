@@ -120,6 +120,18 @@ Test(session, finds_and_confirms_the_culprit)
 	session_mem_release(&f.m);
 }
 
+/* The first commit of a topic branch from commit 30 on (-1: none): its
+ * parent is the mainline commit the branch forks from. */
+static long first_of_a_topic(const struct session_mem_graph *g)
+{
+	long k;
+
+	for (k = 30; k < g->n; k++)
+		if (g->npar[k] == 1 && g->par[k][0] != k - 1)
+			return k;
+	return -1;
+}
+
 Test(session, finds_the_culprit_in_a_history_with_merges)
 {
 	struct fake f = {
@@ -136,9 +148,7 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
 	cr_assert_gt(merges, 5, "a history with merges");
 	/* a commit on a topic branch: its merge and the mainline after it
 	 * contain it, the mainline commits next to it do not */
-	for (k = 30; k < g.n && culprit < 0; k++)
-		if (g.npar[k] == 1 && g.par[k][0] != k - 1)
-			culprit = k;
+	culprit = first_of_a_topic(&g);
 	cr_assert_geq(culprit, 0);
 	f.culprit = (int)culprit;
 	session_mem_init_graph(&f.m, &g, 1, &model);
@@ -173,13 +183,11 @@ Test(session, culprit_whose_parent_does_not_build)
 	struct session_mem_model model = { .data = &f, .run = f_run };
 	struct session_mem_graph g;
 	struct session_outcome_info out;
-	long k, culprit = -1;
+	long culprit;
 	char par[64];
 
 	session_mem_linux_like(&g, 80, 42);
-	for (k = 30; k < g.n && culprit < 0; k++)
-		if (g.npar[k] == 1 && g.par[k][0] != k - 1)
-			culprit = k;
+	culprit = first_of_a_topic(&g);
 	cr_assert_geq(culprit, 0);
 	f.culprit = (int)culprit;
 	f.skip[g.par[culprit][0]] = true;
