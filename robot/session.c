@@ -1589,6 +1589,56 @@ static int culprit_parents(struct sess *s, uint32_t pick,
 }
 
 /*
+ * An unconfirmed culprit: besides it and its parents, the verdicts of the
+ * decided commits whose runs are at neither anchor's level go to the drop
+ * list (", \"sha\"" each), to be decided again on fresh runs. Under a
+ * change in several steps those commits sit between the anchors, some
+ * close to the threshold, where a step errs most; a wrong "bad" among
+ * them would otherwise hold the bisection below it, and every culprit it
+ * finds there fails to confirm in turn.
+ */
+static int drop_between(struct sess *s, const struct session_outcome_info *out,
+			struct sbuf *drop)
+{
+	struct stats_set good = STATS_SET_INIT, bad = STATS_SET_INIT,
+			 c = STATS_SET_INIT;
+	uint32_t i;
+	size_t k;
+	int ret = -1;
+
+	if (load_set(s, s->good_hex, &good, -1, 0) < 0 ||
+	    load_set(s, s->bad_hex, &bad, -1, 0) < 0)
+		goto out;
+	for (i = 0; i < s->g->nr; i++) {
+		char hex[RB_OID_HEXSZ + 1];
+		bool listed = false;
+
+		if (!(s->b.mark[i] & (RB_GOOD | RB_BAD)) ||
+		    (s->b.mark[i] & RB_SKIP))
+			continue;
+		rb_oid_hex(s->g->oid[i], hex);
+		listed = !strcmp(hex, s->good_hex) ||
+			 !strcmp(hex, s->bad_hex) || !strcmp(hex, out->culprit);
+		for (k = 0; k < out->parents_nr && !listed; k++)
+			listed = !strcmp(hex, out->parents[k]);
+		if (listed)
+			continue;
+		if (load_set(s, hex, &c, fresh_after(s, hex), -1) < 0)
+			goto out;
+		if (c.nr < 2 || stats_same_level(&good, &c, 2) ||
+		    stats_same_level(&bad, &c, 2))
+			continue;
+		sbuf_addf(drop, ", \"%s\"", hex);
+	}
+	ret = 0;
+out:
+	stats_set_release(&good);
+	stats_set_release(&bad);
+	stats_set_release(&c);
+	return ret;
+}
+
+/*
  * The bisection found pick: confirm it. *done when the session ended
  * (found, or inconclusive after too many attempts); otherwise its verdicts
  * and its parents' are dropped and the session goes back into the range.
@@ -1601,11 +1651,19 @@ static int found(struct sess *s, uint32_t pick,
 	bool ok = true;
 	int64_t after = -1;
 	int ret = -1;
+	double confirm_alpha = s->pol.confirm_alpha;
 
 	*done = false;
 	if (culprit_parents(s, pick, out) < 0)
 		goto out;
 	np = out->parents_nr;
+	/*
+	 * Each culprit that failed to confirm says the range holds commits
+	 * near the threshold (a change in several steps), where a step and
+	 * its repetition err most: the next confirmation asks for more (its
+	 * alpha over the attempts so far plus one: 2%, 1%, 0.67%).
+	 */
+	s->pol.confirm_alpha = confirm_alpha / (1 + s->attempts);
 	/* a root commit has nothing to compare with */
 	if (np && confirm(s, out->culprit, out->parents, np, &ok, &after,
 			  &detail, &why) < 0)
@@ -1634,6 +1692,8 @@ static int found(struct sess *s, uint32_t pick,
 	sbuf_addf(&drop, "{\"drop\": [\"%s\"", out->culprit);
 	for (i = 0; i < np; i++)
 		sbuf_addf(&drop, ", \"%s\"", out->parents[i]);
+	if (drop_between(s, out, &drop) < 0)
+		goto out;
 	sbuf_addf(&drop, "], \"after_run\": %lld, \"numbers\": %s}",
 		  (long long)s->ops->last_run_id(s->ops->data),
 		  detail.len ? detail.buf : "null");
@@ -1651,6 +1711,7 @@ static int found(struct sess *s, uint32_t pick,
 	}
 	ret = restart(s);
 out:
+	s->pol.confirm_alpha = confirm_alpha;
 	sbuf_release(&why);
 	sbuf_release(&detail);
 	sbuf_release(&drop);

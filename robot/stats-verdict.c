@@ -1289,8 +1289,13 @@ int stats_change_verdict(const struct stats_policy *p,
 	if (!(sigma > 0)) {
 		llr = D > 0 ? INFINITY : -INFINITY;
 	} else {
+		double l1, l2, m;
+
 		delta = fabs(f->beta[1] - f->beta[0]) / sigma;
-		llr = (delta * D / sigma - delta * delta / 2) / q;
+		l1 = (delta * D / sigma - delta * delta / 2) / q;
+		l2 = (delta / 2 * D / sigma - delta * delta / 8) / q;
+		m = RB_MAX(l1, l2);
+		llr = m + log((exp(l1 - m) + exp(l2 - m)) / 2);
 	}
 	A = sprt_bound(p->confirm_alpha, df);
 	B = sprt_bound(stats_policy_step_alpha(p), df);

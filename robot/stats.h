@@ -464,13 +464,21 @@ int stats_confirm_verdict(const struct stats_policy *p,
  * several steps, or anchors that happen to be off), where deciding each
  * against the threshold cannot tell them apart. A sequential probability
  * ratio test on their fresh runs (parent, culprit) of "the culprit is
- * worse by the anchors' change" against "no change", with the noise
- * pooled over the anchors and policy.noise (as a step's):
+ * worse by the anchors' change, or by half of it" (an even mixture of
+ * the two) against "no change", with the noise pooled over the anchors
+ * and policy.noise (as a step's):
  *
- *   llr = (delta D / sigma - delta^2 / 2) / (1/np + 1/nc)
+ *   l(d) = (d D / sigma - d^2 / 2) / (1/np + 1/nc)
+ *   llr  = log((exp(l(delta)) + exp(l(delta / 2))) / 2)
  *
  * (D: the culprit's robust location less the parent's, oriented worse >
- * 0; delta: the anchors' change in noise sd). STATS_BAD (a change) at
+ * 0; delta: the anchors' change in noise sd). The half is for the
+ * culprit of a change in several steps, which holds only its part: with
+ * "the anchors' change" alone, a culprit with 2/3 of a 2-sd change
+ * lay just past the middle of the two hypotheses and was refuted one
+ * time in ten. A mixture of likelihood ratios is one too: the error
+ * bounds hold (refuting a real change at most twice the step alpha).
+ * STATS_BAD (a change) at
  * the bound of confirm_alpha, STATS_GOOD (no change: the culprit is
  * refuted) at the step alpha's with 2 runs of each at least, STATS_WEAK
  * after max_runs of each, STATS_NEED_MORE otherwise (a run of each). So a

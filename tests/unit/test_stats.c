@@ -1492,6 +1492,55 @@ Test(stats, share_of_a_two_step_change)
 }
 
 /*
+ * The change test on the culprit of a change in two steps, 2,000 trials
+ * each: anchors 2 sd apart (40 runs each), the parent 1/3 of the way
+ * down and the culprit at the bad level (2/3 of the change is its own),
+ * fresh runs one of each at a time. The culprit's change is confirmed >=
+ * 97% of the time (98.0% measured; 77.7% with the anchors' change alone
+ * as the alternative); a parent and culprit at one level between the
+ * anchors (no change) are confirmed <= 2.6% (confirm_alpha 2% + 2
+ * binomial sd; 1.25% measured).
+ */
+Test(stats, change_verdict_on_a_culprit_with_part_of_the_change, .timeout = 120)
+{
+	struct rng r = { 6161 };
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_policy p;
+	long i, n = 2000, confirmed[2] = { 0, 0 };
+	int k;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (k = 0; k < 40; k++)
+		anchor_pair(&r, &g, &b, 2, 0);
+	for (i = 0; i < 2 * n; i++) {
+		struct stats_set sp = STATS_SET_INIT, sc = STATS_SET_INIT;
+		struct stats_step st;
+		double lp = 100 - 2.0 / 3, lc = i < n ? 98 : lp;
+
+		do {
+			stats_set_add(&sp, lp + rng_gauss(&r));
+			stats_set_add(&sc, lc + rng_gauss(&r));
+			cr_assert_eq(stats_change_verdict(&p, &g, &b, &sp, &sc,
+							  &st, NULL),
+				     0);
+		} while (st.verdict == STATS_NEED_MORE);
+		/* [0] with its part of the change, [1] without */
+		confirmed[i >= n] += st.verdict == STATS_BAD;
+		stats_set_release(&sp);
+		stats_set_release(&sc);
+	}
+	cr_assert_geq((double)confirmed[0] / (double)n, 0.97,
+		      "%ld with a change, %ld without", confirmed[0],
+		      confirmed[1]);
+	cr_assert_leq((double)confirmed[1] / (double)n, 0.026,
+		      "%ld with a change, %ld without", confirmed[0],
+		      confirmed[1]);
+	stats_set_release(&g);
+	stats_set_release(&b);
+}
+
+/*
  * Does the culprit hold a change? Parent and culprit at the anchors'
  * levels: yes, from 2 runs each; both at the same level between the
  * anchors (a change in several steps): no, refuted.
