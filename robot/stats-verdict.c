@@ -1541,44 +1541,69 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 #define REFUSE_MIN_RUNS 5
 
 /*
- * Whether the anchors' runs are homogeneous enough to refuse on: each
- * anchor has REFUSE_MIN_RUNS runs, and two thirds of its runs, within
- * CONTAM_K scales of its median, the scale being the smaller of the two
- * anchors' (the noise is the same on both; the MAD of the runs around the
- * median, scaled by sqrt(m / (m - 1))). When outliers are 10% of the runs,
- * an anchor now and then holds three of its first six or four of eight:
- * no estimate tells the core from the outliers then, and refusing would
- * end a real regression's bisection before it began (3% of the simulated
- * 2-sd histories with outliers did).
+ * Whether the anchors' runs are homogeneous enough to decide on: each
+ * anchor has min_in runs, and two thirds of its runs, within CONTAM_K
+ * scales of its median. The scale is a MAD of the runs around their
+ * anchor's median (each median run itself left out, the rest scaled by
+ * sqrt(m / (m - 1))): the smaller of the two anchors' with min_in runs
+ * each (the noise is the same on both), else both anchors' runs together
+ * (from two or three runs each, the smaller of two MADs is too often far
+ * too small: normal runs fell outside it). When outliers are 10% of the
+ * runs, an
+ * anchor now and then holds three of its first five or six, or four of
+ * eight: no estimate tells the core from the outliers then. Refusing
+ * would end a real regression's bisection before it began (3% of the
+ * simulated 2-sd histories with outliers did); reproducing would set the
+ * threshold from the outliers' level (at 5 sd, three of the bad anchor's
+ * first five runs 10 sd low put the threshold below the bad level, every
+ * step after it went wrong and the bisection ended inconclusive).
  */
-static bool refusable(const struct stats_set *good, const struct stats_set *bad)
+static bool homogeneous(const struct stats_set *good,
+			const struct stats_set *bad, size_t min_in)
 {
 	const struct stats_set *set[2] = { good, bad };
+	double *r = xmalloc((good->nr + bad->nr) * sizeof(*r));
 	double med[2], sd[2], sc;
-	size_t k, i, in;
+	size_t k, i, in, nr = 0;
+	bool ok = true;
 
 	for (k = 0; k < 2; k++) {
-		size_t m = set[k]->nr;
+		size_t m = set[k]->nr, from = nr;
 		double *x = stats_sorted_copy(set[k]->v, m);
+		bool skipped = false;
 
 		med[k] = stats_sorted_quantile(x, m, 0.5);
-		for (i = 0; i < m; i++)
-			x[i] = fabs(set[k]->v[i] - med[k]);
-		qsort(x, m, sizeof(*x), stats_cmp_double);
-		sd[k] = 1.4826 * stats_sorted_quantile(x, m, 0.5) *
-			(m > 1 ? sqrt((double)m / (double)(m - 1)) : 1);
 		free(x);
+		for (i = 0; i < m; i++) {
+			if (m < 2 ||
+			    (m % 2 && !skipped && set[k]->v[i] == med[k])) {
+				skipped = true; /* the median run itself */
+				continue;
+			}
+			r[nr++] = fabs(set[k]->v[i] - med[k]) *
+				  sqrt((double)m / (double)(m - 1));
+		}
+		qsort(r + from, nr - from, sizeof(*r), stats_cmp_double);
+		sd[k] = nr > from ?
+				1.4826 * stats_sorted_quantile(r + from,
+							       nr - from, 0.5) :
+				0;
 	}
-	sc = RB_MIN(sd[0], sd[1]);
+	qsort(r, nr, sizeof(*r), stats_cmp_double);
+	sc = nr ? 1.4826 * stats_sorted_quantile(r, nr, 0.5) : 0;
+	free(r);
+	/* each anchor's own scale once both have a few runs: the cleaner
+	 * one then tells the noise, whatever the other holds */
+	if (min_in)
+		sc = RB_MIN(sd[0], sd[1]);
 	if (!(sc > 0))
 		return true;
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 2 && ok; k++) {
 		for (i = in = 0; i < set[k]->nr; i++)
 			in += fabs(set[k]->v[i] - med[k]) <= CONTAM_K * sc;
-		if (in < REFUSE_MIN_RUNS || 3 * in < 2 * set[k]->nr)
-			return false;
+		ok = in >= min_in && 3 * in >= 2 * set[k]->nr;
 	}
-	return true;
+	return ok;
 }
 
 /*
@@ -1678,7 +1703,7 @@ static int power_check(const struct stats_policy *p,
 	if (recheck) {
 		/* only a change ruled out ends a bisection under way */
 		if (!zero && RB_MAX(llr, llr_core) <= -B &&
-		    refusable(good, bad)) {
+		    homogeneous(good, bad, REFUSE_MIN_RUNS)) {
 			out->verdict = STATS_NOT_REPRODUCED;
 			reason = "a change worth bisecting is ruled out by the "
 				 "anchors' runs so far";
@@ -1686,18 +1711,19 @@ static int power_check(const struct stats_policy *p,
 			out->verdict = STATS_ENDPOINT_NEED_MORE;
 		}
 	} else if (llr >= A && beyond &&
-		   (zero || endpoint_llr(p->endpoint_effect, orient * core_diff,
-					 pooled, q) >= A)) {
+		   (zero || (endpoint_llr(p->endpoint_effect,
+					  orient * core_diff, pooled, q) >= A &&
+			     homogeneous(good, bad, 0)))) {
 		out->verdict = STATS_REPRODUCED;
 	} else if (p->direction && tother.p <= out->alpha && diff != 0 &&
-		   (zero || refusable(good, bad))) {
+		   (zero || homogeneous(good, bad, REFUSE_MIN_RUNS))) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the bad commit is better";
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
 	} else if (RB_MAX(llr, llr_core) <= -B &&
-		   (zero || refusable(good, bad))) {
+		   (zero || homogeneous(good, bad, REFUSE_MIN_RUNS))) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = zero ? "no difference in constant results" :
 				"a change worth bisecting is ruled out";
