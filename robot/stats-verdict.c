@@ -114,6 +114,29 @@ static double mad_sd(const double *r, size_t n, double *scratch)
 	return 1.4826 * stats_sorted_quantile(scratch, n, 0.5);
 }
 
+/*
+ * The runs x[0..m) of one group (sorted in place) around their median
+ * (*med): |x - med| scaled by sqrt(m / (m - 1)) into out, the median run
+ * itself left out (it lies on it); none for m < 2. Returns how many.
+ */
+static size_t median_residuals(double *x, size_t m, double *out, double *med)
+{
+	size_t i, n = 0;
+	bool skipped = false;
+
+	qsort(x, m, sizeof(*x), stats_cmp_double);
+	*med = m ? stats_sorted_quantile(x, m, 0.5) : 0;
+	for (i = 0; i < m; i++) {
+		if (m < 2 || (m % 2 && !skipped && x[i] == *med)) {
+			skipped = true;
+			continue;
+		}
+		out[n++] =
+			fabs(x[i] - *med) * sqrt((double)m / (double)(m - 1));
+	}
+	return n;
+}
+
 /* Huber's location of x with scale s (median start, iterated) */
 static double huber_loc(const double *x, size_t n, double s, double *scratch)
 {
@@ -353,36 +376,22 @@ static double start_scale(const struct fit *f, const struct obs *o, double *ar)
 	double *x = xmalloc(f->n * sizeof(*x));
 	bool *done = xcalloc(f->n, sizeof(*done));
 	size_t i, j, m, nr = 0;
+	double med, sc;
 
 	for (i = 0; i < f->n; i++) {
-		double med;
-		bool skipped = false;
-
 		if (done[i])
 			continue;
 		for (j = i, m = 0; j < f->n; j++)
-			if (o[j].g == o[i].g && o[j].host == o[i].host)
+			if (o[j].g == o[i].g && o[j].host == o[i].host) {
 				x[m++] = o[j].y;
-		qsort(x, m, sizeof(*x), stats_cmp_double);
-		med = stats_sorted_quantile(x, m, 0.5);
-		for (j = i; j < f->n; j++) {
-			if (o[j].g != o[i].g || o[j].host != o[i].host)
-				continue;
-			done[j] = true;
-			if (m < 2 || (m % 2 && !skipped && o[j].y == med)) {
-				skipped = true; /* the median run itself */
-				continue;
+				done[j] = true;
 			}
-			ar[nr++] = fabs(o[j].y - med) *
-				   sqrt((double)m / (double)(m - 1));
-		}
+		nr += median_residuals(x, m, ar + nr, &med);
 	}
+	sc = mad_sd(ar, nr, x);
 	free(x);
 	free(done);
-	if (!nr)
-		return 0;
-	qsort(ar, nr, sizeof(*ar), stats_cmp_double);
-	return 1.4826 * stats_sorted_quantile(ar, nr, 0.5);
+	return sc;
 }
 
 static int fit_robust(struct fit *f, const struct obs *o)
@@ -1562,36 +1571,22 @@ static bool homogeneous(const struct stats_set *good,
 			const struct stats_set *bad, size_t min_in)
 {
 	const struct stats_set *set[2] = { good, bad };
-	double *r = xmalloc((good->nr + bad->nr) * sizeof(*r));
+	size_t n = good->nr + bad->nr, k, i, in, nr = 0;
+	double *r = xmalloc(n * sizeof(*r)), *tmp = xmalloc(n * sizeof(*tmp));
 	double med[2], sd[2], sc;
-	size_t k, i, in, nr = 0;
 	bool ok = true;
 
 	for (k = 0; k < 2; k++) {
-		size_t m = set[k]->nr, from = nr;
-		double *x = stats_sorted_copy(set[k]->v, m);
-		bool skipped = false;
+		size_t got;
 
-		med[k] = stats_sorted_quantile(x, m, 0.5);
-		free(x);
-		for (i = 0; i < m; i++) {
-			if (m < 2 ||
-			    (m % 2 && !skipped && set[k]->v[i] == med[k])) {
-				skipped = true; /* the median run itself */
-				continue;
-			}
-			r[nr++] = fabs(set[k]->v[i] - med[k]) *
-				  sqrt((double)m / (double)(m - 1));
-		}
-		qsort(r + from, nr - from, sizeof(*r), stats_cmp_double);
-		sd[k] = nr > from ?
-				1.4826 * stats_sorted_quantile(r + from,
-							       nr - from, 0.5) :
-				0;
+		memcpy(tmp, set[k]->v, set[k]->nr * sizeof(*tmp));
+		got = median_residuals(tmp, set[k]->nr, r + nr, &med[k]);
+		sd[k] = mad_sd(r + nr, got, tmp);
+		nr += got;
 	}
-	qsort(r, nr, sizeof(*r), stats_cmp_double);
-	sc = nr ? 1.4826 * stats_sorted_quantile(r, nr, 0.5) : 0;
+	sc = mad_sd(r, nr, tmp);
 	free(r);
+	free(tmp);
 	/* each anchor's own scale once both have a few runs: the cleaner
 	 * one then tells the noise, whatever the other holds */
 	if (min_in)
@@ -1633,7 +1628,7 @@ static int power_check(const struct stats_policy *p,
 	enum stats_alt alt, other;
 	double diff, pooled, core_sd, core_diff, bad_dir, T, q, llr, llr_core;
 	double A, B, df, orient;
-	bool beyond = true, short_of = false, last, zero;
+	bool beyond = true, short_of = false, last, zero, refusable, ruled_out;
 	const char *reason = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -1700,10 +1695,12 @@ static int power_check(const struct stats_policy *p,
 	B = sprt_bound(recheck ? p->endpoint_beta / 10 : p->endpoint_beta, df);
 	out->llr = llr;
 	out->bound = A;
+	/* a refusal needs a homogeneous core of each anchor's runs */
+	refusable = zero || homogeneous(good, bad, REFUSE_MIN_RUNS);
+	ruled_out = RB_MAX(llr, llr_core) <= -B && refusable;
 	if (recheck) {
 		/* only a change ruled out ends a bisection under way */
-		if (!zero && RB_MAX(llr, llr_core) <= -B &&
-		    homogeneous(good, bad, REFUSE_MIN_RUNS)) {
+		if (!zero && ruled_out) {
 			out->verdict = STATS_NOT_REPRODUCED;
 			reason = "a change worth bisecting is ruled out by the "
 				 "anchors' runs so far";
@@ -1716,14 +1713,13 @@ static int power_check(const struct stats_policy *p,
 			     homogeneous(good, bad, 0)))) {
 		out->verdict = STATS_REPRODUCED;
 	} else if (p->direction && tother.p <= out->alpha && diff != 0 &&
-		   (zero || homogeneous(good, bad, REFUSE_MIN_RUNS))) {
+		   refusable) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the bad commit is better";
 	} else if (short_of) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = "the change does not reach the threshold";
-	} else if (RB_MAX(llr, llr_core) <= -B &&
-		   (zero || homogeneous(good, bad, REFUSE_MIN_RUNS))) {
+	} else if (ruled_out) {
 		out->verdict = STATS_NOT_REPRODUCED;
 		reason = zero ? "no difference in constant results" :
 				"a change worth bisecting is ruled out";
