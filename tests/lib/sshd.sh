@@ -137,8 +137,9 @@ EOF
 		if _sshd_wait_listening; then
 			break
 		fi
-		sshd_stop
+		# the port is someone else's: do not wait for it to close
 		SSHD_PORT=
+		sshd_stop
 	done
 	if [ -z "$SSHD_PORT" ]; then
 		echo "sshd_start: sshd did not start; its log:" >&2
@@ -163,6 +164,15 @@ Host $_alias
 EOF
 }
 
+# Whether pid $1 still runs (a zombie has ended: it holds no socket).
+_sshd_running() {
+	_st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	case "$_st" in
+	'' | Z*) return 1 ;;
+	esac
+	return 0
+}
+
 sshd_stop() {
 	[ -n "$SSHD_PID" ] || return 0
 	_pids=$(_sshd_descendants "$SSHD_PID")
@@ -173,6 +183,33 @@ sshd_stop() {
 	# a session child that outlived SIGTERM
 	for _p in $_pids; do
 		kill -KILL "$_p" 2>/dev/null || true
+	done
+	# The caller may not be sshd's parent (a unit test stops it from a
+	# shell of its own), so wait returned at once: the box is gone only
+	# once sshd and its children have ended and the port refuses. Until
+	# then a client could still reach a listener whose SIGTERM is pending
+	# on a loaded machine. Bounded: KILL after 10 s.
+	_i=0
+	while :; do
+		_left=
+		for _p in $_pids $SSHD_PID; do
+			_sshd_running "$_p" && _left="$_left $_p"
+		done
+		if [ -z "$_left" ] && { [ -z "$SSHD_PORT" ] ||
+			! nc -z 127.0.0.1 "$SSHD_PORT" 2>/dev/null; }; then
+			break
+		fi
+		_i=$((_i + 1))
+		if [ "$_i" -eq 200 ]; then
+			for _p in $_left; do
+				kill -KILL "$_p" 2>/dev/null || true
+			done
+		fi
+		if [ "$_i" -ge 400 ]; then
+			echo "sshd_stop: still up after 20 s:$_left" >&2
+			break
+		fi
+		sleep 0.05
 	done
 	SSHD_PID=
 	return 0

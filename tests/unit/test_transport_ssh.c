@@ -54,12 +54,14 @@ static void sshd_up(void)
 
 static void sshd_down(void)
 {
-	char pid[24];
+	char arg[48];
 
 	if (sshd.pid > 0) {
-		snprintf(pid, sizeof(pid), "%ld", sshd.pid);
-		shell(". tests/lib/sshd.sh && SSHD_PID=$1 && sshd_stop", pid,
-		      NULL);
+		/* sshd_stop returns once the port refuses */
+		snprintf(arg, sizeof(arg), "%ld %ld", sshd.pid, sshd.port);
+		shell(". tests/lib/sshd.sh && SSHD_PID=${1% *} && "
+		      "SSHD_PORT=${1#* } && sshd_stop",
+		      arg, NULL);
 		sshd.pid = 0;
 	}
 }
@@ -173,7 +175,10 @@ Test(transport_ssh, run_fetch_and_failures, .init = sshd_up, .fini = fini,
 	sshd_down();
 	cmd = (struct transport_cmd){ .argv = argv5, .timeout = 60 };
 	cr_assert_eq(transport_run(&t, &cmd, &res), 0);
-	cr_expect(res.infra);
+	cr_expect(res.infra,
+		  "ssh to a stopped sshd: exited %d, code %d, signal %d, "
+		  "timed out %d",
+		  res.exited, res.code, res.signal, res.timed_out);
 	cr_assert_not_null(res.msg);
 	cr_expect_gt(strlen(res.msg), 0);
 	transport_result_release(&res);
