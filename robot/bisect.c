@@ -911,6 +911,19 @@ static uint32_t fresh_epoch(struct rb_bisect *b)
 	return b->epoch;
 }
 
+bool rb_bisect_reaches(struct rb_bisect *b, uint32_t node, uint32_t anc)
+{
+	uint32_t ep;
+
+	if (node >= b->g->nr || anc >= b->g->nr)
+		return false;
+	if (node == anc)
+		return true;
+	ep = fresh_epoch(b);
+	mark_ancestors(b, node, ep);
+	return b->tmp[anc] == ep;
+}
+
 int rb_bisect_mark(struct rb_bisect *b, uint32_t node, enum rb_verdict v)
 {
 	const struct rb_graph *g = b->g;

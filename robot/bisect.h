@@ -318,6 +318,14 @@ size_t rb_bisect_ahead(const struct rb_bisect *b, const uint32_t *picks,
 /* Candidates left and the estimated number of steps (git's figures). */
 uint32_t rb_bisect_candidates(const struct rb_bisect *b);
 
+/*
+ * Is anc the node itself or one of its ancestors, along the nodes of the
+ * initial walk (the candidates' graph)? For telling which verdicts a
+ * fresh one contradicts: a bad commit's descendants are bad, a good
+ * one's ancestors good. Uses the state's scratch; its verdicts stay.
+ */
+bool rb_bisect_reaches(struct rb_bisect *b, uint32_t node, uint32_t anc);
+
 /* --------------------------------------------------------------- range */
 
 /*

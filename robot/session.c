@@ -314,6 +314,15 @@ static int64_t fresh_after(const struct sess *s, const char *hex);
  * drag the threshold toward itself; the confirmation uses the anchors'
  * own runs only, which no such drift reaches.
  */
+struct member {
+	const char *hex;
+	enum stats_verdict expect, got;
+	bool done;
+	unsigned anchor_due, anchor_good;
+	struct stats_step step; /* the verdict's numbers, once done */
+	double last_run; /* the newest fresh run it was given on */
+};
+
 static int load_side(struct sess *s, const char *anchor, enum rb_verdict v,
 		     struct stats_set *out)
 {
@@ -354,6 +363,19 @@ static int64_t fresh_after(const struct sess *s, const char *hex)
 	return i < 0 ? -1 : s->fresh_after[i];
 }
 
+/* The runs of commit hex count from after on (after run id `after`). */
+static void set_fresh(struct sess *s, const char *hex, int64_t after)
+{
+	long i = svec_find(&s->fresh_hex, hex);
+
+	if (i < 0) {
+		svec_push(&s->fresh_hex, hex);
+		i = (long)s->fresh_hex.nr - 1;
+		RB_ALLOC_GROW(s->fresh_after, s->fresh_hex.nr, s->fresh_alloc);
+	}
+	s->fresh_after[i] = after;
+}
+
 /*
  * A drop step's detail, {"drop": ["sha", ...], "after_run": N, ...}: the
  * runs of those commits count from N on (older stores have no after_run:
@@ -370,21 +392,13 @@ static void fresh_from(struct sess *s, const char *detail)
 	after = strtoll(a + 13, NULL, 10);
 	for (d += 9; *d && *d != ']'; d++) {
 		char hex[RB_OID_HEXSZ + 1];
-		long i;
 
 		if (*d != '"' || strlen(d + 1) < RB_OID_HEXSZ + 1 ||
 		    d[1 + RB_OID_HEXSZ] != '"')
 			continue;
 		memcpy(hex, d + 1, RB_OID_HEXSZ);
 		hex[RB_OID_HEXSZ] = '\0';
-		i = svec_find(&s->fresh_hex, hex);
-		if (i < 0) {
-			svec_push(&s->fresh_hex, hex);
-			i = (long)s->fresh_hex.nr - 1;
-			RB_ALLOC_GROW(s->fresh_after, s->fresh_hex.nr,
-				      s->fresh_alloc);
-		}
-		s->fresh_after[i] = after;
+		set_fresh(s, hex, after);
 		d += 1 + RB_OID_HEXSZ;
 	}
 }
@@ -658,6 +672,32 @@ static void json_escape(struct sbuf *sb, const char *text)
 }
 
 /*
+ * A verdict step's detail (JSON): the numbers of the test that gave it, up
+ * to run id last_run. after_run >= 0: a verdict of the confirmation, on
+ * the commit's runs after that run id (its fresh runs).
+ */
+static void verdict_detail(struct sbuf *detail, const struct stats_step *v,
+			   double last_run, const char *why, int64_t after_run)
+{
+	sbuf_addf(detail,
+		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
+		  "\"threshold\": %.17g, "
+		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
+		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, ",
+		  last_run, v->cand_mean, v->runs, v->threshold, v->llr,
+		  v->bound, v->noise_sd, vname(v->lean),
+		  v->verdict == STATS_WEAK ? "true" : "false",
+		  v->sure ? "true" : "false");
+	if (after_run >= 0)
+		sbuf_addf(detail,
+			  "\"confirmation\": true, \"after_run\": %lld, ",
+			  (long long)after_run);
+	sbuf_addstr(detail, "\"why\": \"");
+	json_escape(detail, why);
+	sbuf_addstr(detail, "\"}");
+}
+
+/*
  * Decide what probe p needs next; sets p->done when its verdict is in. A
  * decided verdict is appended to the steps here, before anyone acts on it.
  */
@@ -702,19 +742,8 @@ static int evaluate(struct sess *s, struct probe *p)
 	 * (when its runs do not join an anchor's) */
 	if (!s->pol.pool_decided)
 		stats_noise_add(&s->pol.noise, &cand);
-	sbuf_addf(&detail,
-		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
-		  "\"threshold\": %.17g, "
-		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
-		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, "
-		  "\"why\": \"",
-		  cand.nr ? cand.when[cand.nr - 1] : 0.0, p->step.cand_mean,
-		  p->step.runs, p->step.threshold, p->step.llr, p->step.bound,
-		  p->step.noise_sd, vname(p->step.lean),
-		  p->step.verdict == STATS_WEAK ? "true" : "false",
-		  p->step.sure ? "true" : "false");
-	json_escape(&detail, why.buf);
-	sbuf_addstr(&detail, "\"}");
+	verdict_detail(&detail, &p->step, cand.nr ? cand.when[cand.nr - 1] : 0,
+		       why.buf, -1);
 	if (step(s, "verdict", p->hex, s->cfg->hosts[p->host], p->verdict_name,
 		 detail.buf) < 0)
 		goto out;
@@ -926,7 +955,15 @@ static int replay(struct sess *s, bool *reproduced)
 		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
 			bool drop = false;
 			enum rb_verdict v = parse_verdict(st[i].verdict);
+			const char *a = st[i].detail ?
+						strstr(st[i].detail,
+						       "\"after_run\": ") :
+						NULL;
 
+			/* a confirmation's verdict: on its fresh runs */
+			if (a)
+				set_fresh(s, st[i].commit,
+					  strtoll(a + 13, NULL, 10));
 			for (j = i + 1; j < n && !drop; j++)
 				drop = dropped_by(&st[j], st[i].commit);
 			if (drop)
@@ -960,11 +997,18 @@ static int replay(struct sess *s, bool *reproduced)
 
 /* --- confirmation ----------------------------------------------------- */
 
-struct member {
-	const char *hex;
-	enum stats_verdict expect, got;
-	bool done;
-	unsigned anchor_due, anchor_good;
+/*
+ * A member the confirmation decided the other way on its fresh runs (a
+ * parent bad, the culprit good) at the step's bound: a verdict as good as
+ * a step's, which tells the bisection where it went wrong.
+ */
+struct flip {
+	bool set;
+	char hex[RB_OID_HEXSZ + 1];
+	enum rb_verdict v;
+	struct stats_step step;
+	double last_run;
+	struct sbuf why;
 };
 
 /*
@@ -1078,6 +1122,11 @@ static int confirm_members(struct sess *s, struct member *m, size_t nm,
 				} else {
 					c->done = true;
 					c->got = v.verdict;
+					c->step = v;
+					c->last_run =
+						fresh.nr ?
+							fresh.when[fresh.nr - 1] :
+							0;
 					sbuf_addf(verdicts, "%s%.12s %s",
 						  verdicts->len ? ", " : "",
 						  c->hex, vname(v.verdict));
@@ -1366,8 +1415,8 @@ out:
  */
 static int confirm(struct sess *s, const char *culprit,
 		   char (*parents)[RB_OID_HEXSZ + 1], size_t np,
-		   bool *confirmed, int64_t *after, struct sbuf *detail,
-		   struct sbuf *why)
+		   bool *confirmed, int64_t *after, struct flip *flip,
+		   struct sbuf *detail, struct sbuf *why)
 {
 	struct member *m = xcalloc(np + 1, sizeof(*m));
 	struct sbuf verdicts = SBUF_INIT;
@@ -1391,6 +1440,20 @@ static int confirm(struct sess *s, const char *culprit,
 	if (confirm_members(s, m, np + 1, host, *after, &refuted, &verdicts,
 			    why) < 0)
 		goto out;
+	for (k = 0; k <= np && refuted && !flip->set; k++) {
+		const struct member *c = &m[k];
+
+		if (!c->done || c->got == c->expect ||
+		    (c->got != STATS_GOOD && c->got != STATS_BAD))
+			continue;
+		flip->set = true;
+		snprintf(flip->hex, sizeof(flip->hex), "%s", c->hex);
+		flip->v = c->got == STATS_BAD ? RB_BAD : RB_GOOD;
+		flip->step = c->step;
+		flip->last_run = c->last_run;
+		sbuf_reset(&flip->why);
+		sbuf_addstr(&flip->why, why->buf);
+	}
 	if (!refuted && np &&
 	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
 			   &tested, why) < 0)
@@ -1402,32 +1465,6 @@ out:
 	s->phase = NULL;
 	free(m);
 	sbuf_release(&verdicts);
-	return ret;
-}
-
-/*
- * Drop the verdicts of the last round (a contradiction): a step records
- * them with the run id from which their runs count again; restart() then
- * replays the state without them.
- */
-static int drop_round(struct sess *s)
-{
-	struct sbuf d = SBUF_INIT;
-	size_t i, k = 0;
-	int ret;
-
-	sbuf_addstr(&d, "{\"drop\": [");
-	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].verdict == RB_GOOD ||
-		    s->probes[i].verdict == RB_BAD)
-			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
-				  s->probes[i].hex);
-	sbuf_addf(&d, "], \"after_run\": %lld}",
-		  (long long)s->ops->last_run_id(s->ops->data));
-	event(s, "the verdicts contradict one first bad commit: the last "
-		 "round's commits are decided again on fresh runs");
-	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
-	sbuf_release(&d);
 	return ret;
 }
 
@@ -1639,6 +1676,112 @@ out:
 }
 
 /*
+ * A member decided the other way (flip) contradicts verdicts: a bad parent
+ * every good verdict on it or on a commit that contains it (a good
+ * commit's ancestors are good), a good culprit every bad verdict on it or
+ * on its ancestors (a bad commit's descendants are bad). One of those is
+ * the wrong step the bisection took; they go to the drop list ("sha", ...)
+ * and are decided again, with the flip as a verdict of its own. False
+ * (nothing listed) when the flip cannot be a verdict: an anchor, or a
+ * commit outside the candidates.
+ */
+static bool flip_drops(struct sess *s, const struct flip *f, struct sbuf *drop)
+{
+	uint8_t oid[RB_OID_RAWSZ];
+	uint32_t node, i;
+	size_t k = 0;
+
+	if (!strcmp(f->hex, s->good_hex) || !strcmp(f->hex, s->bad_hex) ||
+	    rb_oid_from_hex(oid, f->hex) < 0)
+		return false;
+	node = rb_graph_find(s->g, oid);
+	if (node == RB_NODE_NONE || !(s->g->flags[node] & RB_NODE_CAND))
+		return false;
+	for (i = 0; i < s->g->nr; i++) {
+		char hex[RB_OID_HEXSZ + 1];
+		uint8_t m = s->b.mark[i];
+		bool hit;
+
+		if ((m & RB_SKIP) || i == node)
+			continue;
+		if (f->v == RB_BAD)
+			hit = (m & RB_GOOD) &&
+			      rb_bisect_reaches(&s->b, i, node);
+		else
+			hit = (m & RB_BAD) && rb_bisect_reaches(&s->b, node, i);
+		if (!hit)
+			continue;
+		rb_oid_hex(s->g->oid[i], hex);
+		if (!strcmp(hex, s->good_hex) || !strcmp(hex, s->bad_hex))
+			continue;
+		sbuf_addf(drop, "%s\"%s\"", k++ ? ", " : "", hex);
+	}
+	/* the flip itself: its verdict comes from the confirmation */
+	sbuf_addf(drop, "%s\"%s\"", k ? ", " : "", f->hex);
+	return true;
+}
+
+/* Are the steps still the cheap ones (no culprit failed to confirm)? */
+static bool cheap(const struct sess *s)
+{
+	return s->attempts == 0 &&
+	       s->cfg->policy.step_budget > s->cfg->policy.budget;
+}
+
+/*
+ * Culprits that may fail to confirm before the bisection gives up: one
+ * more when the steps started cheap (that failure is their price).
+ */
+static unsigned attempts_max(const struct sess *s)
+{
+	return CONFIRM_ATTEMPTS +
+	       (s->cfg->policy.step_budget > s->cfg->policy.budget);
+}
+
+/*
+ * The first culprit that fails to confirm says the range is not as simple
+ * as the cheap steps bet (the step budget): it may hold commits between
+ * the anchors' levels, where those steps err most. Every verdict they gave
+ * that is not sure is opened again ("reopen": ["sha", ...]: dropped, its
+ * runs kept), so that the steps that take it up again hold it to the
+ * strict bound, with more runs where its evidence falls short.
+ */
+static int reopen(struct sess *s, const struct flip *f, struct sbuf *detail)
+{
+	const struct bisection_step_rec *st;
+	struct svec seen = SVEC_INIT;
+	size_t n, i, k = 0;
+
+	if (s->ops->steps(s->ops->data, &st, &n) < 0)
+		return -1;
+	sbuf_addstr(detail, "\"reopen\": [");
+	/* the newest verdict of each commit is the one that stands */
+	for (i = n; i-- > 0;) {
+		uint8_t oid[RB_OID_RAWSZ];
+		uint32_t node;
+
+		if (strcmp(st[i].kind, "verdict") || !st[i].commit ||
+		    svec_find(&seen, st[i].commit) >= 0)
+			continue;
+		svec_push(&seen, st[i].commit);
+		if (!st[i].verdict || parse_verdict(st[i].verdict) == RB_SKIP ||
+		    (st[i].detail && strstr(st[i].detail, "\"sure\": true")) ||
+		    (f->set && !strcmp(st[i].commit, f->hex)) ||
+		    strstr(detail->buf, st[i].commit) ||
+		    rb_oid_from_hex(oid, st[i].commit) < 0)
+			continue;
+		node = rb_graph_find(s->g, oid);
+		if (node == RB_NODE_NONE ||
+		    !(s->b.mark[node] & (RB_GOOD | RB_BAD)))
+			continue;
+		sbuf_addf(detail, "%s\"%s\"", k++ ? ", " : "", st[i].commit);
+	}
+	sbuf_addstr(detail, "], ");
+	svec_clear(&seen);
+	return 0;
+}
+
+/*
  * The bisection found pick: confirm it. *done when the session ended
  * (found, or inconclusive after too many attempts); otherwise its verdicts
  * and its parents' are dropped and the session goes back into the range.
@@ -1647,8 +1790,9 @@ static int found(struct sess *s, uint32_t pick,
 		 struct session_outcome_info *out, bool *done)
 {
 	struct sbuf why = SBUF_INIT, detail = SBUF_INIT, drop = SBUF_INIT;
+	struct flip flip = { .why = SBUF_INIT };
 	size_t i, np;
-	bool ok = true;
+	bool ok = true, flipped, first_cheap;
 	int64_t after = -1;
 	int ret = -1;
 	double confirm_alpha = s->pol.confirm_alpha;
@@ -1665,7 +1809,7 @@ static int found(struct sess *s, uint32_t pick,
 	 */
 	s->pol.confirm_alpha = confirm_alpha / (1 + s->attempts);
 	/* a root commit has nothing to compare with */
-	if (np && confirm(s, out->culprit, out->parents, np, &ok, &after,
+	if (np && confirm(s, out->culprit, out->parents, np, &ok, &after, &flip,
 			  &detail, &why) < 0)
 		goto out;
 	if (ok) {
@@ -1688,19 +1832,46 @@ static int found(struct sess *s, uint32_t pick,
 		goto out;
 	}
 	event(s, "%.12s did not confirm: %s", out->culprit, why.buf);
+	first_cheap = cheap(s);
 	s->attempts++;
-	sbuf_addf(&drop, "{\"drop\": [\"%s\"", out->culprit);
-	for (i = 0; i < np; i++)
-		sbuf_addf(&drop, ", \"%s\"", out->parents[i]);
+	sbuf_addstr(&drop, "{\"drop\": [");
+	/*
+	 * After cheap steps a culprit that fails to confirm is most often
+	 * one wrong step, which the member decided the other way points at;
+	 * later failures say the range is harder (a change in several
+	 * steps), and a member's verdict near the threshold can be wrong
+	 * too: the culprit and its parents are decided again
+	 */
+	flipped = first_cheap && flip.set && flip_drops(s, &flip, &drop);
+	if (!flipped) {
+		sbuf_addf(&drop, "\"%s\"", out->culprit);
+		for (i = 0; i < np; i++)
+			sbuf_addf(&drop, ", \"%s\"", out->parents[i]);
+	}
 	if (drop_between(s, out, &drop) < 0)
 		goto out;
-	sbuf_addf(&drop, "], \"after_run\": %lld, \"numbers\": %s}",
-		  (long long)s->ops->last_run_id(s->ops->data),
-		  detail.len ? detail.buf : "null");
+	sbuf_addf(&drop, "], \"after_run\": %lld, ",
+		  (long long)s->ops->last_run_id(s->ops->data));
+	if (first_cheap && reopen(s, &flip, &drop) < 0)
+		goto out;
+	sbuf_addf(&drop, "\"numbers\": %s}", detail.len ? detail.buf : "null");
 	if (step(s, "unconfirmed", out->culprit, NULL, NULL, drop.buf) < 0)
 		goto out;
+	if (flipped) {
+		/* the confirmation's verdict, on its fresh runs */
+		sbuf_reset(&detail);
+		verdict_detail(&detail, &flip.step, flip.last_run, flip.why.buf,
+			       after);
+		if (step(s, "verdict", flip.hex, s->cfg->hosts[0],
+			 flip.v == RB_BAD ? "bad" : "good", detail.buf) < 0)
+			goto out;
+		event(s,
+		      "%.12s is %s on the confirmation's runs: the verdicts "
+		      "it contradicts are decided again",
+		      flip.hex, flip.v == RB_BAD ? "bad" : "good");
+	}
 	session_outcome_release(out);
-	if (s->attempts > CONFIRM_ATTEMPTS) {
+	if (s->attempts > attempts_max(s)) {
 		snprintf(out->message, sizeof(out->message),
 			 "%.12s looked like the first bad commit %u times but "
 			 "did not confirm against its parent: %s",
@@ -1715,6 +1886,68 @@ out:
 	sbuf_release(&why);
 	sbuf_release(&detail);
 	sbuf_release(&drop);
+	sbuf_release(&flip.why);
+	return ret;
+}
+
+/*
+ * Drop the verdicts of the last round (a contradiction): a step records
+ * them with the run id from which their runs count again; restart() then
+ * replays the state without them.
+ */
+static int drop_round(struct sess *s)
+{
+	struct sbuf d = SBUF_INIT;
+	struct flip none = { .why = SBUF_INIT };
+	size_t i, k = 0;
+	int ret;
+
+	sbuf_addstr(&d, "{\"drop\": [");
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].verdict == RB_GOOD ||
+		    s->probes[i].verdict == RB_BAD)
+			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
+				  s->probes[i].hex);
+	sbuf_addf(&d, "], \"after_run\": %lld, ",
+		  (long long)s->ops->last_run_id(s->ops->data));
+	/* after cheap steps the wrong verdict may be an older one */
+	if (cheap(s) && reopen(s, &none, &d) < 0) {
+		sbuf_release(&d);
+		return -1;
+	}
+	sbuf_addstr(&d, "\"why\": \"the verdicts contradict one first bad "
+			"commit\"}");
+	event(s, "the verdicts contradict one first bad commit: the last "
+		 "round's commits are decided again on fresh runs");
+	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
+	sbuf_release(&d);
+	return ret;
+}
+
+/*
+ * A conclusion the confirmation cannot check (only skipped commits left)
+ * after cheap steps: their verdicts are opened again, as after a culprit
+ * that failed to confirm, in a "contradiction" step that drops nothing
+ * else (commit: the first skipped candidate).
+ */
+static int reopen_all(struct sess *s, uint32_t node)
+{
+	struct sbuf d = SBUF_INIT;
+	struct flip none = { .why = SBUF_INIT };
+	char hex[RB_OID_HEXSZ + 1];
+	int ret = -1;
+
+	rb_oid_hex(s->g->oid[node], hex);
+	sbuf_addf(&d, "{\"drop\": [], \"after_run\": %lld, ",
+		  (long long)s->ops->last_run_id(s->ops->data));
+	if (reopen(s, &none, &d) < 0)
+		goto out;
+	sbuf_addstr(&d, "\"why\": \"only skipped commits are left\"}");
+	event(s, "only skipped commits are left: the verdicts are decided "
+		 "again at the strict bound");
+	ret = step(s, "contradiction", hex, NULL, NULL, d.buf);
+out:
+	sbuf_release(&d);
 	return ret;
 }
 
@@ -1729,6 +1962,18 @@ static int concluded(struct sess *s, const struct rb_bisect_step *bs,
 	*done = true;
 	switch (bs->status) {
 	case RB_BISECT_ONLY_SKIPPED:
+		/*
+		 * Not confirmed by anything: after cheap steps, their
+		 * verdicts are taken up again at the strict bound first (a
+		 * wrong one can leave only skipped commits)
+		 */
+		if (cheap(s) && bs->list_nr) {
+			*done = false;
+			return reopen_all(s, bs->list[0]) < 0 ||
+					       restart(s) < 0 ?
+				       -1 :
+				       0;
+		}
 		set_list(&out->list, &out->list_nr, s->g, bs->list,
 			 bs->list_nr);
 		snprintf(out->message, sizeof(out->message),
@@ -1758,7 +2003,7 @@ static int concluded(struct sess *s, const struct rb_bisect_step *bs,
 	 * comes and goes). Those commits are decided again on fresh runs,
 	 * twice at most.
 	 */
-	if (s->nr_probes && s->attempts < CONFIRM_ATTEMPTS) {
+	if (s->nr_probes && s->attempts < attempts_max(s)) {
 		*done = false;
 		return drop_round(s) < 0 || restart(s) < 0 ? -1 : 0;
 	}
@@ -1839,6 +2084,14 @@ static int bisect_rounds(struct sess *s, struct session_outcome_info *out)
 	while (!done && ret == 0) {
 		uint32_t n;
 
+		/*
+		 * A culprit that failed to confirm says the range may hold
+		 * commits between the anchors' levels (a change in several
+		 * steps), where cheap steps err most: the steps after it
+		 * spend the budget of a wrong culprit, not the steps'.
+		 */
+		s->pol.step_budget = s->attempts ? s->cfg->policy.budget :
+						   s->cfg->policy.step_budget;
 		if (endpoint_again(s, out, &done) < 0) {
 			ret = -1;
 			break;

@@ -32,6 +32,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->direction = 0;
 	p->threshold_kind = STATS_THRESHOLD_MIDPOINT;
 	p->budget = 0.01;
+	p->step_budget = 0.2;
 	p->expected_steps = 10;
 	p->endpoint_alpha = 0.005;
 	p->endpoint_beta = 0.01;
@@ -189,7 +190,15 @@ double stats_policy_step_alpha(const struct stats_policy *p)
 {
 	unsigned steps = p->expected_steps ? p->expected_steps : 1;
 
-	return p->budget / (double)steps;
+	return (p->step_budget > 0 ? p->step_budget : p->budget) /
+	       (double)steps;
+}
+
+double stats_policy_refute_alpha(const struct stats_policy *p)
+{
+	unsigned steps = p->expected_steps ? p->expected_steps : 1;
+
+	return RB_MIN(p->budget / (double)steps, stats_policy_step_alpha(p));
 }
 
 /* the drift rate the trend's prior allows, noise sd per `when` unit */
@@ -1087,6 +1096,35 @@ static void bounds(const struct stats_policy *p, struct step_ctx *c, size_t n,
 	}
 }
 
+/*
+ * Does the culprit cross the threshold? Between the anchors' levels (a
+ * change in several steps) a commit whose level is just short of the
+ * threshold is called bad by the test of the anchors' levels a quarter
+ * of the time at 2 sd: that test assumes the candidate sits at one of
+ * them. This one is the sequential test of "w/2 beyond the threshold"
+ * against "w/2 short of it" on the same runs, at confirm_alpha both
+ * ways: 1 when it shows the crossing, -1 when it shows the culprit short
+ * of the threshold, 0 undecided. A culprit at the bad anchor's level
+ * passes it about as soon as the other test (its evidence per run is
+ * half of that one's, and it needs less), one just short of the
+ * threshold is refuted.
+ */
+static int crossing(const struct stats_policy *p, const struct step_ctx *c,
+		    const double *adj, size_t n)
+{
+	double S = 0, A = sprt_bound(p->confirm_alpha, c->df), theta;
+	size_t i;
+
+	if (isinf(c->scale))
+		return 1; /* zero variance: the other test decides */
+	theta = c->scale / 2 * sqrt(c->sigma2 + (double)n * c->v);
+	A = RB_MAX(A - SIEGMUND_RHO * theta, A / 2);
+	for (i = 0; i < n; i++)
+		S += run_evidence(c, c->scale / 2, c->o * (adj[i] - c->T),
+				  c->c / 2);
+	return S >= A ? 1 : S <= -A ? -1 : 0;
+}
+
 /* The clipped log likelihood ratio of the adjusted runs. */
 static double llr(const struct step_ctx *c, const double *adj, size_t n)
 {
@@ -1144,8 +1182,12 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	struct obs *o = NULL;
 	size_t n = cand->nr, i, na;
 	double Lc[FIT_MAXP] = { 0 }, *adj = NULL, mean, S = 0;
-	double alpha = stats_policy_step_alpha(p), cand_t = -INFINITY;
+	/* a confirmation refutes at the stricter refute alpha */
+	double alpha = expect == STATS_NEED_MORE ? stats_policy_step_alpha(p) :
+						   stats_policy_refute_alpha(p);
+	double cand_t = -INFINITY;
 	double A_bad, A_good;
+	int cross = 1;
 	int ret = -1, need_host = -1, cand_host = 0;
 	struct resid res = { 0 };
 
@@ -1193,9 +1235,11 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 	out->llr = S;
 	out->lean = S > 0 ? STATS_BAD : STATS_GOOD;
 
-	if (n >= p->min_runs && S >= A_bad) {
+	if (expect == STATS_BAD)
+		cross = crossing(p, &c, adj, n);
+	if (n >= p->min_runs && S >= A_bad && cross >= 0) {
 		out->verdict = STATS_BAD;
-	} else if (n >= p->min_runs && S <= -A_good) {
+	} else if (n >= p->min_runs && (S <= -A_good || cross < 0)) {
 		out->verdict = STATS_GOOD;
 	} else if (n >= p->max_runs) {
 		out->verdict = STATS_WEAK;
@@ -1307,7 +1351,7 @@ int stats_change_verdict(const struct stats_policy *p,
 		llr = m + log((exp(l1 - m) + exp(l2 - m)) / 2);
 	}
 	A = sprt_bound(p->confirm_alpha, df);
-	B = sprt_bound(stats_policy_step_alpha(p), df);
+	B = sprt_bound(stats_policy_refute_alpha(p), df);
 	out->llr = llr;
 	out->bound = A;
 	out->lean = llr > 0 ? STATS_BAD : STATS_GOOD;

@@ -281,6 +281,16 @@ struct stats_policy {
 	enum stats_threshold_kind threshold_kind;
 	double threshold; /* the value, or the % for THRESHOLD_PCT */
 	double budget; /* 0.01 */
+	/*
+	 * What the steps may spend together (0.2): a step errs at most
+	 * step_budget / expected_steps. A wrong step costs a failed
+	 * confirmation and a retry, not a wrong culprit (that takes the
+	 * confirmation repeating it too: step_budget x confirm_alpha <=
+	 * budget), so steps may err far more often than culprits; the
+	 * confirmation refutes a member at budget / expected_steps, so a
+	 * right culprit is seldom refuted. See doc/statistics.md.
+	 */
+	double step_budget;
 	unsigned expected_steps; /* 10 */
 	double confirm_alpha; /* 0.02: see stats_confirm_verdict */
 	double endpoint_alpha; /* 0.005 */
@@ -333,8 +343,13 @@ struct stats_policy {
 };
 
 void stats_policy_init(struct stats_policy *p);
-/* The error each step may spend: budget / expected_steps. */
+/* The error each step may spend: step_budget / expected_steps. */
 double stats_policy_step_alpha(const struct stats_policy *p);
+/*
+ * The error a confirmation may spend refuting a member (a right culprit
+ * sent back into the range): budget / expected_steps.
+ */
+double stats_policy_refute_alpha(const struct stats_policy *p);
 
 enum stats_verdict {
 	STATS_NEED_MORE, /* run the candidate (or anchors) again */

@@ -223,9 +223,10 @@ static void debug(const struct world *w, const struct session_mem *m,
 		k = session_mem_commit(m, st->commit);
 		if (!strcmp(st->verdict, "bad") !=
 		    (w->culprit && level(w, k) < -w->effect / 2))
-			printf("WRONG %s %.0f step %ld culprit=%ld: %s\n",
+			printf("WRONG %s %.0f step %ld culprit=%ld level "
+			       "%.2f: %s\n",
 			       shape_names[w->shape], w->effect, k, w->culprit,
-			       st->detail);
+			       level(w, k), st->detail);
 	}
 	if (out->status == SESSION_FOUND &&
 	    session_mem_commit(m, out->culprit) != w->culprit)
@@ -239,15 +240,19 @@ static void debug(const struct world *w, const struct session_mem *m,
 	if ((out->status == SESSION_FOUND &&
 	     session_mem_commit(m, out->culprit) != w->culprit) ||
 	    getenv("SIM_STEPS") ||
-	    (getenv("SIM_INCONCL") && out->status == SESSION_INCONCLUSIVE))
+	    (getenv("SIM_INCONCL") && out->status == SESSION_INCONCLUSIVE)) {
+		printf("HISTORY %s %.0f: culprit %ld, first %ld, %s\n",
+		       shape_names[w->shape], w->effect, w->culprit, w->first,
+		       session_status_name(out->status));
 		for (i = 0; i < m->steps_nr; i++)
-			printf("  %s %ld %s %.300s\n", m->steps[i].kind,
+			printf("  %s %ld %s %.3000s\n", m->steps[i].kind,
 			       m->steps[i].commit ?
 				       session_mem_commit(m,
 							  m->steps[i].commit) :
 				       -1,
 			       m->steps[i].verdict ? m->steps[i].verdict : "-",
 			       m->steps[i].detail ? m->steps[i].detail : "");
+	}
 }
 
 static void ours(struct world *w, struct session_mem *m,
@@ -552,6 +557,8 @@ static void knobs(struct stats_policy *pol, long *shape_mask, long *effect_mask)
 		pol->pool_decided = strtol(getenv("SIM_POOL"), NULL, 10) != 0;
 	if (getenv("SIM_BUDGET"))
 		pol->budget = strtod(getenv("SIM_BUDGET"), NULL);
+	if (getenv("SIM_STEP_BUDGET"))
+		pol->step_budget = strtod(getenv("SIM_STEP_BUDGET"), NULL);
 	if (getenv("SIM_DRIFT_SD"))
 		pol->drift_sd = strtod(getenv("SIM_DRIFT_SD"), NULL);
 	if (getenv("SIM_HOSTS"))

@@ -1087,6 +1087,7 @@ Test(stats, step_verdict_error_rates_and_power, .timeout = 120)
 
 	stats_policy_init(&p);
 	p.expected_steps = 1;
+	p.step_budget = p.budget; /* a step alpha of 1% */
 	p.direction = 1;
 	for (i = 0; i < n; i++) {
 		if (run_step(&r, &p, 2, false, false, &runs) == STATS_BAD)
@@ -1110,6 +1111,7 @@ Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
 
 	stats_policy_init(&p);
 	p.expected_steps = 1;
+	p.step_budget = p.budget; /* a step alpha of 1% */
 	p.direction = 1;
 	for (i = 0; i < n; i++) {
 		if (run_step(&r, &p, 3, false, true, &runs) == STATS_BAD)
@@ -1411,6 +1413,7 @@ Test(stats, confirm_verdict_error_rates, .timeout = 120)
 
 	stats_policy_init(&p);
 	p.expected_steps = 1;
+	p.step_budget = p.budget; /* a step alpha of 1% */
 	p.direction = 1;
 	for (i = 0; i < n; i++) {
 		if (run_confirm(&r, &p, 2, true, &runs_wrong) == STATS_GOOD)
@@ -1441,6 +1444,7 @@ Test(stats, sure_verdicts_are_wrong_at_most_alpha_times_confirm_alpha,
 
 	stats_policy_init(&p);
 	p.expected_steps = 1;
+	p.step_budget = p.budget; /* a step alpha of 1% */
 	p.confirm_alpha = 0.5;
 	p.direction = 1;
 	for (i = 0; i < 2 * n; i++) {
