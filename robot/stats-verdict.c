@@ -1237,7 +1237,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 
 	if (expect == STATS_BAD)
 		cross = crossing(p, &c, adj, n);
-	if (n >= p->min_runs && S >= A_bad && cross >= 0) {
+	if (n >= p->min_runs && S >= A_bad && cross > 0) {
 		out->verdict = STATS_BAD;
 	} else if (n >= p->min_runs && (S <= -A_good || cross < 0)) {
 		out->verdict = STATS_GOOD;

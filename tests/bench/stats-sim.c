@@ -263,6 +263,8 @@ static void ours(struct world *w, struct session_mem *m,
 
 	memset(res, 0, sizeof(*res));
 	m->model.data = w;
+	if (getenv("SIM_EVENTS"))
+		m->progress = stdout;
 	if (session_mem_run(m, pol, &out) < 0)
 		rb_die("session: %s", rb_errmsg());
 	if (getenv("SIM_DEBUG"))
