@@ -1796,6 +1796,7 @@ static int found(struct sess *s, uint32_t pick,
 	int64_t after = -1;
 	int ret = -1;
 	double confirm_alpha = s->pol.confirm_alpha;
+	double change_alpha = s->pol.change_alpha;
 
 	*done = false;
 	if (culprit_parents(s, pick, out) < 0)
@@ -1808,6 +1809,7 @@ static int found(struct sess *s, uint32_t pick,
 	 * alpha over the attempts so far plus one: 2%, 1%, 0.67%).
 	 */
 	s->pol.confirm_alpha = confirm_alpha / (1 + s->attempts);
+	s->pol.change_alpha = change_alpha / (1 + s->attempts);
 	/* a root commit has nothing to compare with */
 	if (np && confirm(s, out->culprit, out->parents, np, &ok, &after, &flip,
 			  &detail, &why) < 0)
@@ -1883,6 +1885,7 @@ static int found(struct sess *s, uint32_t pick,
 	ret = restart(s);
 out:
 	s->pol.confirm_alpha = confirm_alpha;
+	s->pol.change_alpha = change_alpha;
 	sbuf_release(&why);
 	sbuf_release(&detail);
 	sbuf_release(&drop);

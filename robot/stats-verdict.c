@@ -43,6 +43,7 @@ void stats_policy_init(struct stats_policy *p)
 	p->anchor_max_runs = 30;
 	p->clip_sd = 1.5;
 	p->confirm_alpha = 0.02;
+	p->change_alpha = 0.005;
 	p->drift = STATS_DRIFT_AUTO;
 	p->anchor_refresh = 0;
 	p->pool_decided = true;
@@ -1350,7 +1351,8 @@ int stats_change_verdict(const struct stats_policy *p,
 		m = RB_MAX(l1, l2);
 		llr = m + log((exp(l1 - m) + exp(l2 - m)) / 2);
 	}
-	A = sprt_bound(p->confirm_alpha, df);
+	A = sprt_bound(p->change_alpha > 0 ? p->change_alpha : p->confirm_alpha,
+		       df);
 	B = sprt_bound(stats_policy_refute_alpha(p), df);
 	out->llr = llr;
 	out->bound = A;

@@ -293,6 +293,13 @@ struct stats_policy {
 	double step_budget;
 	unsigned expected_steps; /* 10 */
 	double confirm_alpha; /* 0.02: see stats_confirm_verdict */
+	/*
+	 * The change test's bound to confirm (0.005, stats_change_verdict):
+	 * it runs on the members' fresh runs, so a parent and a culprit of
+	 * the same level whose few runs came out far apart pass the members
+	 * and the change together; a bound of its own keeps that rare
+	 */
+	double change_alpha;
 	double endpoint_alpha; /* 0.005 */
 	/*
 	 * The endpoint check's other error: a change of endpoint_effect
@@ -494,7 +501,7 @@ int stats_confirm_verdict(const struct stats_policy *p,
  * time in ten. A mixture of likelihood ratios is one too: the error
  * bounds hold (refuting a real change at most twice the step alpha).
  * STATS_BAD (a change) at
- * the bound of confirm_alpha, STATS_GOOD (no change: the culprit is
+ * the bound of change_alpha, STATS_GOOD (no change: the culprit is
  * refuted) at the step alpha's with 2 runs of each at least, STATS_WEAK
  * after max_runs of each, STATS_NEED_MORE otherwise (a run of each). So a
  * culprit without a change is confirmed at most confirm_alpha of the

@@ -550,6 +550,8 @@ static void knobs(struct stats_policy *pol, long *shape_mask, long *effect_mask)
 			strtod(getenv("SIM_ENDPOINT_ALPHA"), NULL);
 	if (getenv("SIM_CONFIRM_ALPHA"))
 		pol->confirm_alpha = strtod(getenv("SIM_CONFIRM_ALPHA"), NULL);
+	if (getenv("SIM_CHANGE_ALPHA"))
+		pol->change_alpha = strtod(getenv("SIM_CHANGE_ALPHA"), NULL);
 	if (getenv("SIM_ENDPOINT_EFFECT"))
 		pol->endpoint_effect =
 			strtod(getenv("SIM_ENDPOINT_EFFECT"), NULL);

@@ -531,6 +531,43 @@ static void assert_skipped(struct dag *d, struct rb_bisect *b, const char *want)
 	rb_bisect_step_release(&st);
 }
 
+/*
+ * Ancestry along the walk's nodes (t6030, B --not H1): a verdict the
+ * confirmation gives contradicts those on the commits that reach it.
+ */
+Test(bisect, reaches_along_the_walk)
+{
+	static const struct {
+		const char *node, *anc;
+		bool want;
+	} cases[] = {
+		{ "B", "B", true },    { "B", "S7", true },
+		{ "B", "H7", true },   { "B", "H2", true },
+		{ "A", "S5", true },   { "A", "H5", true },
+		{ "S7", "H5", false }, { "H4", "S5", false },
+		{ "S6", "A", false },  { "H7", "P1", false },
+		{ "H2", "H7", false },
+	};
+	struct dag d;
+	struct rb_bisect b;
+	size_t i;
+
+	dag_build(&d, t6030, RB_ARRAY_SIZE(t6030));
+	start(&d, &b, "B", "H1", "", 0);
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++)
+		cr_expect_eq(rb_bisect_reaches(&b, node(&d, cases[i].node),
+					       node(&d, cases[i].anc)),
+			     cases[i].want, "%s reaches %s", cases[i].node,
+			     cases[i].anc);
+	/* verdicts stay as they were */
+	mark(&d, &b, "H4", RB_GOOD);
+	cr_assert(rb_bisect_reaches(&b, node(&d, "S6"), node(&d, "H4")));
+	cr_assert(b.mark[node(&d, "H4")] == RB_GOOD);
+	cr_assert(!rb_bisect_reaches(&b, node(&d, "H4"), RB_NODE_NONE));
+	rb_bisect_release(&b);
+	rb_graph_release(&d.g);
+}
+
 Test(bisect, t6030_linear_skips)
 {
 	struct dag d;

@@ -305,6 +305,60 @@ Test(session, an_unconfirmed_culprit_drops_the_verdicts_between_the_levels)
 	session_mem_release(&f.m);
 }
 
+/*
+ * One wrong cheap step: c14 (bad) reads 100 for its first 3 runs and is
+ * decided good, so the bisection ends above it, at c15. The confirmation
+ * decides c14 bad on its fresh runs: that verdict stands as a step of its
+ * own ("confirmation": true, on the runs after the confirmation started),
+ * the verdicts it contradicts (c14's good) are dropped, every other cheap
+ * verdict is opened again, and the bisection goes on below c14 to c11.
+ */
+Test(session, a_parent_found_bad_in_the_confirmation_is_a_verdict)
+{
+	struct fake f = { .culprit = 11,
+			  .fast = 100,
+			  .slow = 70,
+			  .noise = 0.5,
+			  .rng = 3,
+			  .mid_read_k = 14,
+			  .mid_reads = 3,
+			  .mid_read = 100 };
+	struct session_outcome_info out;
+	const struct bisection_step_rec *st;
+	const char *c14 = hex(14), *c15 = hex(15);
+	size_t i, flips = 0, unconfirmed = 0;
+
+	fake_init(&f, 1);
+	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
+	cr_assert_eq(out.status, SESSION_FOUND, "%s: %s",
+		     session_status_name(out.status), out.message);
+	cr_assert_str_eq(out.culprit, hex(11));
+	st = f.m.steps;
+	for (i = 0; i < f.m.steps_nr; i++) {
+		if (!strcmp(st[i].kind, "unconfirmed")) {
+			const char *d = strstr(st[i].detail, "\"drop\": [");
+
+			unconfirmed++;
+			cr_assert_str_eq(st[i].commit, c15);
+			cr_assert(d && listed(d, c14), "%s", st[i].detail);
+			cr_assert(strstr(st[i].detail, "\"reopen\": ["), "%s",
+				  st[i].detail);
+			/* c14's flip is the next step */
+			cr_assert_lt(i + 1, f.m.steps_nr);
+			cr_assert_str_eq(st[i + 1].kind, "verdict");
+			cr_assert_str_eq(st[i + 1].commit, c14);
+			cr_assert_str_eq(st[i + 1].verdict, "bad");
+		}
+		flips += !strcmp(st[i].kind, "verdict") &&
+			 strstr(st[i].detail, "\"confirmation\": true");
+	}
+	cr_assert_eq(unconfirmed, 1);
+	cr_assert_eq(flips, 1);
+	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 1);
+	session_outcome_release(&out);
+	session_mem_release(&f.m);
+}
+
 Test(session, null_history_is_not_reproduced)
 {
 	struct fake f = { .culprit = -1, .fast = 100, .noise = 6, .rng = 2 };

@@ -1398,6 +1398,71 @@ static enum stats_verdict run_confirm(struct rng *r,
 }
 
 /*
+ * The culprit's confirmation (expected bad) of a commit at `level`, with
+ * 12 runs of each anchor 2 sd apart (100, 98) and fresh culprit runs one
+ * at a time (anchor runs when asked): the verdict, its runs in *runs.
+ */
+static enum stats_verdict confirm_culprit(struct rng *r,
+					  const struct stats_policy *p,
+					  double level, size_t *runs)
+{
+	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
+	struct stats_set c = STATS_SET_INIT;
+	struct stats_step st;
+	int i;
+
+	for (i = 0; i < 12; i++)
+		anchor_pair(r, &g, &b, 2, 0);
+	for (;;) {
+		cr_assert_eq(stats_confirm_verdict(p, &g, &b, &c, STATS_BAD,
+						   &st, NULL),
+			     0);
+		if (st.verdict != STATS_NEED_MORE)
+			break;
+		if (st.more_anchor_runs)
+			anchor_pair(r, &g, &b, 2, 0);
+		else
+			stats_set_add(&c, level + rng_gauss(r));
+	}
+	*runs += c.nr;
+	stats_set_release(&g);
+	stats_set_release(&b);
+	stats_set_release(&c);
+	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
+}
+
+/*
+ * A culprit of a change in two steps that lies 1/3 sd short of the
+ * threshold (99.33 against 99: it holds the first step only) passes the
+ * test of the anchors' levels a quarter of the time: that test assumes
+ * it sits at one of them. The crossing test holds it (8.05% confirmed
+ * of 4,000, measured); a culprit at the bad level is confirmed 99.8% of
+ * the time, in 4.6 runs.
+ */
+Test(stats, a_culprit_short_of_the_threshold_does_not_confirm, .timeout = 120)
+{
+	struct rng r = { 424242 };
+	struct stats_policy p;
+	long i, n = 4000, short_ok = 0, bad_ok = 0;
+	size_t runs_short = 0, runs_bad = 0;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < n; i++) {
+		short_ok += confirm_culprit(&r, &p, 100 - 2.0 / 3,
+					    &runs_short) == STATS_BAD;
+		bad_ok += confirm_culprit(&r, &p, 98, &runs_bad) == STATS_BAD;
+	}
+	cr_assert_leq((double)short_ok / (double)n, 0.12, "%ld of %ld",
+		      short_ok, n);
+	cr_assert_geq((double)bad_ok / (double)n, 0.99, "%ld of %ld", bad_ok,
+		      n);
+	cr_assert_leq((double)runs_bad / (double)n, 8, "%zu", runs_bad);
+	cr_assert(0, "short %ld bad %ld runs %zu %zu", short_ok, bad_ok,
+		  runs_short, runs_bad);
+}
+
+/*
  * The confirmation at a step alpha of 1% and confirm_alpha 2%, a change of
  * 2 noise sd, 8 anchor runs each, 10,000 commits of each kind. A commit
  * wrongly judged good before (really bad) is called good again at most
@@ -1511,10 +1576,11 @@ Test(stats, share_of_a_two_step_change)
  * each: anchors 2 sd apart (40 runs each), the parent 1/3 of the way
  * down and the culprit at the bad level (2/3 of the change is its own),
  * fresh runs one of each at a time. The culprit's change is confirmed >=
- * 97% of the time (98.0% measured; 77.7% with the anchors' change alone
- * as the alternative); a parent and culprit at one level between the
- * anchors (no change) are confirmed <= 2.6% (confirm_alpha 2% + 2
- * binomial sd; 1.25% measured).
+ * 95% of the time (95.75% measured at change_alpha 0.5%, 98.0% at 2%;
+ * 77.7% with the anchors' change alone as the alternative); a parent and
+ * culprit at one level between the anchors (no change) are confirmed <=
+ * 0.82% (change_alpha 0.5% + 2 binomial sd; 0.35% measured, 1.25% at
+ * 2%).
  */
 Test(stats, change_verdict_on_a_culprit_with_part_of_the_change, .timeout = 120)
 {
@@ -1545,10 +1611,10 @@ Test(stats, change_verdict_on_a_culprit_with_part_of_the_change, .timeout = 120)
 		stats_set_release(&sp);
 		stats_set_release(&sc);
 	}
-	cr_assert_geq((double)confirmed[0] / (double)n, 0.97,
+	cr_assert_geq((double)confirmed[0] / (double)n, 0.95,
 		      "%ld with a change, %ld without", confirmed[0],
 		      confirmed[1]);
-	cr_assert_leq((double)confirmed[1] / (double)n, 0.026,
+	cr_assert_leq((double)confirmed[1] / (double)n, 0.0082,
 		      "%ld with a change, %ld without", confirmed[0],
 		      confirmed[1]);
 	stats_set_release(&g);
