@@ -1435,9 +1435,10 @@ static enum stats_verdict confirm_culprit(struct rng *r,
  * A culprit of a change in two steps that lies 1/3 sd short of the
  * threshold (99.33 against 99: it holds the first step only) passes the
  * test of the anchors' levels a quarter of the time: that test assumes
- * it sits at one of them. The crossing test holds it (8.05% confirmed
- * of 4,000, measured); a culprit at the bad level is confirmed 99.8% of
- * the time, in 4.6 runs.
+ * it sits at one of them. The crossing test holds it (10.8% confirmed
+ * of 4,000, measured, in 19 runs); a culprit at the bad level is
+ * confirmed 99.9% of the time, in 8.5 runs (the crossing's margin is
+ * half the anchors', and the threshold of 12 runs each is uncertain).
  */
 Test(stats, a_culprit_short_of_the_threshold_does_not_confirm, .timeout = 120)
 {
@@ -1455,11 +1456,9 @@ Test(stats, a_culprit_short_of_the_threshold_does_not_confirm, .timeout = 120)
 	}
 	cr_assert_leq((double)short_ok / (double)n, 0.12, "%ld of %ld",
 		      short_ok, n);
-	cr_assert_geq((double)bad_ok / (double)n, 0.99, "%ld of %ld", bad_ok,
+	cr_assert_geq((double)bad_ok / (double)n, 0.995, "%ld of %ld", bad_ok,
 		      n);
-	cr_assert_leq((double)runs_bad / (double)n, 8, "%zu", runs_bad);
-	cr_assert(0, "short %ld bad %ld runs %zu %zu", short_ok, bad_ok,
-		  runs_short, runs_bad);
+	cr_assert_leq((double)runs_bad / (double)n, 9.5, "%zu", runs_bad);
 }
 
 /*
