@@ -93,11 +93,12 @@ char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n)
 
 /*
  * The commit's samples of the metric in the bisection, those up to run id
- * upto (> 0: the runs a verdict was given on, its "last_run"), so that the
- * JSON, the mail and the log show the same runs for a step.
+ * upto (> 0: the runs a verdict was given on, its "last_run") and after
+ * run id after (> 0: a confirmation's verdict, on its fresh runs), so that
+ * the JSON, the mail and the log show the same runs for a step.
  */
 static json_t *samples_of(struct store *st, int64_t id, const char *commit,
-			  const char *metric, int64_t upto)
+			  const char *metric, int64_t upto, int64_t after)
 {
 	struct run_sample *v;
 	json_t *a = json_array();
@@ -106,7 +107,8 @@ static json_t *samples_of(struct store *st, int64_t id, const char *commit,
 	if (store_bisection_samples(st, id, commit, metric, &v, &n) < 0)
 		return a;
 	for (i = 0; i < n; i++)
-		if (upto <= 0 || v[i].run_id <= upto)
+		if ((upto <= 0 || v[i].run_id <= upto) &&
+		    (after <= 0 || v[i].run_id > after))
 			json_array_append_new(a, json_real(v[i].value));
 	run_samples_free(v, n);
 	return a;
@@ -115,6 +117,12 @@ static json_t *samples_of(struct store *st, int64_t id, const char *commit,
 static int64_t last_run(json_t *detail)
 {
 	return (int64_t)json_number_value(json_object_get(detail, "last_run"));
+}
+
+/* A confirmation's verdict: the run id its fresh runs start after. */
+static int64_t after_run(json_t *detail)
+{
+	return (int64_t)json_number_value(json_object_get(detail, "after_run"));
 }
 
 static json_t *commit_info(struct rb_repo *repo, const char *hex)
@@ -176,12 +184,12 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 	json_array_append_new(
 		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
 				 "verdict", "good", "anchor", 1, "samples",
-				 samples_of(c->st, id, hex, r->metric, 0)));
+				 samples_of(c->st, id, hex, r->metric, 0, 0)));
 	rb_oid_hex(r->bad, hex);
 	json_array_append_new(
 		steps, json_pack("{s:s, s:s, s:b, s:o}", "commit", hex,
 				 "verdict", "bad", "anchor", 1, "samples",
-				 samples_of(c->st, id, hex, r->metric, 0)));
+				 samples_of(c->st, id, hex, r->metric, 0, 0)));
 	for (i = 0; i < n; i++) {
 		json_t *s, *detail = NULL;
 
@@ -195,7 +203,7 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 			      "verdict", st[i].verdict ? st[i].verdict : "",
 			      "host", st[i].host ? st[i].host : "", "samples",
 			      samples_of(c->st, id, st[i].commit, r->metric,
-					 last_run(detail)));
+					 last_run(detail), after_run(detail)));
 		if (detail)
 			json_object_set_new(s, "detail", detail);
 		json_array_append_new(steps, s);
@@ -418,14 +426,19 @@ static void log_verdict(FILE *f, struct store *st, int64_t id,
 			const char *metric, const struct bisection_step_rec *s,
 			json_t *d)
 {
-	json_t *a = samples_of(st, id, s->commit, metric, last_run(d));
+	json_t *a = samples_of(st, id, s->commit, metric, last_run(d),
+			       after_run(d));
 	size_t i, n = json_array_size(a);
 	double sum = 0;
 
 	for (i = 0; i < n; i++)
 		sum += json_number_value(json_array_get(a, i));
-	fprintf(f, " (mean %.6g of %zu runs on %s, threshold %.6g)",
-		n ? sum / (double)n : NAN, n, s->host ? s->host : "?",
+	fprintf(f, " (mean %.6g of %zu %sruns on %s, threshold %.6g)",
+		n ? sum / (double)n : NAN, n,
+		json_is_true(json_object_get(d, "confirmation")) ?
+			"confirmation " :
+			"",
+		s->host ? s->host : "?",
 		json_number_value(json_object_get(d, "threshold")));
 	json_decref(a);
 }

@@ -5,14 +5,18 @@
  *
  *   endpoint      verdict reproduced|not-reproduced, detail: the numbers
  *   round         the picks of a round (detail: their shas)
- *   verdict       commit, host, verdict good|bad|skip|weak, detail
+ *   verdict       commit, host, verdict good|bad|skip|weak, detail (a
+ *                 confirmation's: "confirmation": true, "after_run": the
+ *                 run id after which its fresh runs are the commit's)
  *   confirm-start commit (the culprit), host, detail: the run id after
  *                 which the interleaved runs start
  *   confirmed     commit, detail: the numbers
  *   unconfirmed   commit, detail: the commits whose verdicts are dropped
- *                 and the run id from which their runs count again
+ *                 and the run id from which their runs count again,
+ *                 "reopen": those dropped with their runs kept
  *   contradiction the same for the last round's verdicts, when they
- *                 contradict one first bad commit
+ *                 contradict one first bad commit, or for none ("drop":
+ *                 [], with "reopen") when only skipped commits are left
  *   finish        verdict: the final status
  */
 #include <math.h>
@@ -1197,10 +1201,10 @@ struct change_line {
  * The change test's own numbers (its fresh runs, their robust locations,
  * the pooled noise) with its 95% interval, so that the interval and the
  * verdict cannot disagree. A confirmed change has evidence llr >= A, A >=
- * ln(1 / confirm_alpha), with llr = (delta D / sigma - delta^2 / 2) / q, q
+ * ln(1 / change_alpha), with llr = (delta D / sigma - delta^2 / 2) / q, q
  * = 1/np + 1/nc: then D / sigma >= delta / 2 + A q / delta >= sqrt(2 A q)
  * (the mean of two terms is at least their geometric mean), that is D >=
- * sqrt(2 A) se with se = sigma sqrt(q): 2.80 se at confirm_alpha 2%, so
+ * sqrt(2 A) se with se = sigma sqrt(q): 3.26 se at change_alpha 0.5%, so
  * the 95% interval D +- 1.96 se never holds 0.
  */
 static void change_line_test(struct change_line *l, const struct stats_step *v,

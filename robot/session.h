@@ -35,17 +35,28 @@ struct sbuf;
  *                  fresh runs, interleaved on one host (parent, culprit,
  *                  parent, ...), against the anchors (stats_confirm_verdict:
  *                  the expected verdict at confirm_alpha, the other at the
- *                  step alpha); a wrong step always leaves a wrong verdict
- *                  on the culprit or its parent, so a wrong culprit needs
- *                  a wrong step and a fresh decision repeating it (fresh
- *                  runs also catch what the noise model does not see: a
- *                  transient that slowed a commit's runs in its step); a
- *                  culprit that does not confirm sends the bisection back
- *                  into the range without its and its parents' verdicts,
- *                  twice at most, then "inconclusive"; verdicts that
+ *                  refute alpha; the culprit's crossing of the threshold
+ *                  too), then the change test (change_alpha); a wrong
+ *                  step always leaves a wrong verdict on the culprit or
+ *                  its parent, so a wrong culprit needs a wrong step and
+ *                  a fresh decision repeating it (fresh runs also catch
+ *                  what the noise model does not see: a transient that
+ *                  slowed a commit's runs in its step); a culprit that
+ *                  does not confirm sends the bisection back into the
+ *                  range, three times at most, then "inconclusive":
+ *                  after the first failure of cheap steps a member
+ *                  decided the other way becomes a verdict ("verdict"
+ *                  step, detail "confirmation": true and the run id its
+ *                  fresh runs start after) and drops the verdicts it
+ *                  contradicts, and every cheap verdict not sure is
+ *                  opened again ("reopen": dropped, runs kept; the steps
+ *                  from then on strict); later failures drop the
+ *                  culprit's and its parents' verdicts. Verdicts that
  *                  leave no candidate (they contradict one first bad
- *                  commit) drop the last round's the same way. A dropped
- *                  commit is decided again on runs after the drop only
+ *                  commit) drop the last round's the same way, only
+ *                  skipped commits left after cheap steps reopen them. A
+ *                  dropped commit is decided again on runs after the drop
+ *                  only
  *
  * Crash safety: every run is in the store (tagged with the bisection)
  * before the session reads it back, and every decision is appended to the

@@ -258,19 +258,23 @@ void stats_noise_add(struct stats_noise *nz, const struct stats_set *runs);
 /*
  * How a bisection decides. stats_policy_init() fills the defaults noted.
  *
- * Error budget: `budget` (0.01) is the chance of a wrong culprit the whole
- * bisection may spend. A wrong verdict at any step gives a wrong culprit,
- * so each step gets alpha = budget / expected_steps (union bound); the
- * session sets expected_steps to git's estimate of the steps plus 2.
+ * Error budgets: `budget` (0.01) is the chance of a wrong culprit the
+ * whole bisection may spend; `step_budget` (0.2) what its steps may spend
+ * together, alpha = step_budget / expected_steps each (union bound; the
+ * session sets expected_steps to git's estimate of the steps plus 2).
  *
  * A wrong step verdict always lands next to the culprit the bisection ends
  * on: a bad commit called good ends it on its child (the wrong one is the
  * parent), a good one called bad ends it on that commit. So the session
  * confirms a culprit by deciding its parent and it again, on fresh runs
  * (stats_confirm_verdict): a wrong culprit then needs a wrong step (at
- * most budget) and a fresh decision repeating it (at most confirm_alpha),
- * budget x confirm_alpha per confirmation; a right one is refuted at most
- * at the step alpha per commit, and costs a retry, not a wrong answer.
+ * most step_budget) and a fresh decision repeating it (at most
+ * confirm_alpha), step_budget x confirm_alpha <= budget per confirmation;
+ * a right one is refuted at most at the refute alpha (budget /
+ * expected_steps) per commit, and costs a retry, not a wrong answer.
+ * Cheap steps are a bet that the range holds one change: the session
+ * takes their verdicts up again at alpha = budget / expected_steps once a
+ * culprit fails to confirm (doc/statistics.md).
  *
  * The endpoint (power) check spends endpoint_alpha (0.005) on "reproduced"
  * when the anchors do not differ: that is the false-report rate on a

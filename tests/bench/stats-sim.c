@@ -237,6 +237,21 @@ static void debug(const struct world *w, const struct session_mem *m,
 		       w->first,
 		       level(w, session_mem_commit(m, out->parents[0])),
 		       level(w, session_mem_commit(m, out->culprit)), m->runs);
+	if (out->status == SESSION_FOUND && getenv("SIM_SAMPLES") &&
+	    session_mem_commit(m, out->culprit) != w->culprit) {
+		long ks[2] = { session_mem_commit(m, out->parents[0]),
+			       session_mem_commit(m, out->culprit) };
+		size_t j;
+
+		for (i = 0; i < 2; i++) {
+			printf("  runs of %ld:", ks[i]);
+			for (j = 0; j < m->samples[ks[i]].nr; j++)
+				printf(" %.0f@%lld",
+				       m->samples[ks[i]].v[j].value,
+				       (long long)m->samples[ks[i]].v[j].run_id);
+			printf("\n");
+		}
+	}
 	if ((out->status == SESSION_FOUND &&
 	     session_mem_commit(m, out->culprit) != w->culprit) ||
 	    getenv("SIM_STEPS") ||
@@ -830,9 +845,9 @@ int main(int argc, char **argv)
 	memset(tb, 0, sizeof(tb));
 	printf("simulated bisections: linux-like histories of %ld commits "
 	       "with merges (%d steps), %ld per row, budget %.0f%% wrong "
-	       "culprits\n\n",
+	       "culprits, %.0f%% wrong steps\n\n",
 	       N, rb_bisect_estimate_steps((uint32_t)N) + 1, trials,
-	       100 * pol.budget);
+	       100 * pol.budget, 100 * pol.step_budget);
 	printf("%-9s %6s | %8s %7s %7s %6s %5s %6s %6s | %8s %6s %6s\n",
 	       "noise", "change", "right", "false", "named", "stated", "weak",
 	       "runs", "builds", "lkp-right", "runs", "builds");
