@@ -1003,8 +1003,9 @@ static int replay(struct sess *s, bool *reproduced)
 
 /*
  * A member the confirmation decided the other way on its fresh runs (a
- * parent bad, the culprit good) at the step's bound: a verdict as good as
- * a step's, which tells the bisection where it went wrong.
+ * parent bad, the culprit good) at the strict bound (the refute alpha): a
+ * verdict as good as a step's, which tells the bisection where it went
+ * wrong.
  */
 struct flip {
 	bool set;
