@@ -318,15 +318,6 @@ static int64_t fresh_after(const struct sess *s, const char *hex);
  * drag the threshold toward itself; the confirmation uses the anchors'
  * own runs only, which no such drift reaches.
  */
-struct member {
-	const char *hex;
-	enum stats_verdict expect, got;
-	bool done;
-	unsigned anchor_due, anchor_good;
-	struct stats_step step; /* the verdict's numbers, once done */
-	double last_run; /* the newest fresh run it was given on */
-};
-
 static int load_side(struct sess *s, const char *anchor, enum rb_verdict v,
 		     struct stats_set *out)
 {
@@ -1001,20 +992,33 @@ static int replay(struct sess *s, bool *reproduced)
 
 /* --- confirmation ----------------------------------------------------- */
 
+/* A commit the confirmation decides again on its fresh runs. */
+struct member {
+	const char *hex;
+	enum stats_verdict expect, got;
+	bool done;
+	unsigned anchor_due, anchor_good;
+	struct stats_step step; /* the verdict's numbers, once done */
+	double last_run; /* the newest fresh run it was given on */
+};
+
 /*
  * A member the confirmation decided the other way on its fresh runs (a
  * parent bad, the culprit good) at the strict bound (the refute alpha): a
  * verdict as good as a step's, which tells the bisection where it went
- * wrong.
+ * wrong. m.hex points into flip's own copy.
  */
 struct flip {
 	bool set;
+	struct member m;
 	char hex[RB_OID_HEXSZ + 1];
-	enum rb_verdict v;
-	struct stats_step step;
-	double last_run;
 	struct sbuf why;
 };
+
+static enum rb_verdict flip_verdict(const struct flip *f)
+{
+	return f->m.got == STATS_BAD ? RB_BAD : RB_GOOD;
+}
 
 /*
  * The run id after which the confirmation's fresh runs count: recorded
@@ -1452,10 +1456,9 @@ static int confirm(struct sess *s, const char *culprit,
 		    (c->got != STATS_GOOD && c->got != STATS_BAD))
 			continue;
 		flip->set = true;
+		flip->m = *c;
 		snprintf(flip->hex, sizeof(flip->hex), "%s", c->hex);
-		flip->v = c->got == STATS_BAD ? RB_BAD : RB_GOOD;
-		flip->step = c->step;
-		flip->last_run = c->last_run;
+		flip->m.hex = flip->hex;
 		sbuf_reset(&flip->why);
 		sbuf_addstr(&flip->why, why->buf);
 	}
@@ -1709,7 +1712,7 @@ static bool flip_drops(struct sess *s, const struct flip *f, struct sbuf *drop)
 
 		if ((m & RB_SKIP) || i == node)
 			continue;
-		if (f->v == RB_BAD)
+		if (flip_verdict(f) == RB_BAD)
 			hit = (m & RB_GOOD) &&
 			      rb_bisect_reaches(&s->b, i, node);
 		else
@@ -1726,11 +1729,16 @@ static bool flip_drops(struct sess *s, const struct flip *f, struct sbuf *drop)
 	return true;
 }
 
+/* Does the policy start with cheap steps (a step budget of their own)? */
+static bool starts_cheap(const struct sess *s)
+{
+	return s->cfg->policy.step_budget > s->cfg->policy.budget;
+}
+
 /* Are the steps still the cheap ones (no culprit failed to confirm)? */
 static bool cheap(const struct sess *s)
 {
-	return s->attempts == 0 &&
-	       s->cfg->policy.step_budget > s->cfg->policy.budget;
+	return s->attempts == 0 && starts_cheap(s);
 }
 
 /*
@@ -1739,8 +1747,7 @@ static bool cheap(const struct sess *s)
  */
 static unsigned attempts_max(const struct sess *s)
 {
-	return CONFIRM_ATTEMPTS +
-	       (s->cfg->policy.step_budget > s->cfg->policy.budget);
+	return CONFIRM_ATTEMPTS + starts_cheap(s);
 }
 
 /*
@@ -1749,9 +1756,10 @@ static unsigned attempts_max(const struct sess *s)
  * the anchors' levels, where those steps err most. Every verdict they gave
  * that is not sure is opened again ("reopen": ["sha", ...]: dropped, its
  * runs kept), so that the steps that take it up again hold it to the
- * strict bound, with more runs where its evidence falls short.
+ * strict bound, with more runs where its evidence falls short. keep: a
+ * commit whose verdict is set anew (the flip), or NULL.
  */
-static int reopen(struct sess *s, const struct flip *f, struct sbuf *detail)
+static int reopen(struct sess *s, const char *keep, struct sbuf *detail)
 {
 	const struct bisection_step_rec *st;
 	struct svec seen = SVEC_INIT;
@@ -1771,7 +1779,7 @@ static int reopen(struct sess *s, const struct flip *f, struct sbuf *detail)
 		svec_push(&seen, st[i].commit);
 		if (!st[i].verdict || parse_verdict(st[i].verdict) == RB_SKIP ||
 		    (st[i].detail && strstr(st[i].detail, "\"sure\": true")) ||
-		    (f->set && !strcmp(st[i].commit, f->hex)) ||
+		    (keep && !strcmp(st[i].commit, keep)) ||
 		    strstr(detail->buf, st[i].commit) ||
 		    rb_oid_from_hex(oid, st[i].commit) < 0)
 			continue;
@@ -1859,23 +1867,25 @@ static int found(struct sess *s, uint32_t pick,
 		goto out;
 	sbuf_addf(&drop, "], \"after_run\": %lld, ",
 		  (long long)s->ops->last_run_id(s->ops->data));
-	if (first_cheap && reopen(s, &flip, &drop) < 0)
+	if (first_cheap && reopen(s, flip.set ? flip.hex : NULL, &drop) < 0)
 		goto out;
 	sbuf_addf(&drop, "\"numbers\": %s}", detail.len ? detail.buf : "null");
 	if (step(s, "unconfirmed", out->culprit, NULL, NULL, drop.buf) < 0)
 		goto out;
 	if (flipped) {
 		/* the confirmation's verdict, on its fresh runs */
+		const char *v = flip_verdict(&flip) == RB_BAD ? "bad" : "good";
+
 		sbuf_reset(&detail);
-		verdict_detail(&detail, &flip.step, flip.last_run, flip.why.buf,
-			       after);
-		if (step(s, "verdict", flip.hex, s->cfg->hosts[0],
-			 flip.v == RB_BAD ? "bad" : "good", detail.buf) < 0)
+		verdict_detail(&detail, &flip.m.step, flip.m.last_run,
+			       flip.why.buf, after);
+		if (step(s, "verdict", flip.hex, s->cfg->hosts[0], v,
+			 detail.buf) < 0)
 			goto out;
 		event(s,
 		      "%.12s is %s on the confirmation's runs: the verdicts "
 		      "it contradicts are decided again",
-		      flip.hex, flip.v == RB_BAD ? "bad" : "good");
+		      flip.hex, v);
 	}
 	session_outcome_release(out);
 	if (s->attempts > attempts_max(s)) {
@@ -1899,61 +1909,41 @@ out:
 }
 
 /*
- * Drop the verdicts of the last round (a contradiction): a step records
- * them with the run id from which their runs count again; restart() then
- * replays the state without them.
+ * A "contradiction" step: the verdicts of the last round (round: the
+ * verdicts contradict one first bad commit) or none (only skipped commits
+ * are left) are dropped, with the run id from which their runs count
+ * again; after cheap steps every verdict that is not sure is opened again
+ * too (the wrong one may be older, or may have left only skipped
+ * commits). restart() then replays the state without them. commit: the
+ * step's commit.
  */
-static int drop_round(struct sess *s)
+static int contradiction(struct sess *s, bool round, const char *commit)
 {
 	struct sbuf d = SBUF_INIT;
-	struct flip none = { .why = SBUF_INIT };
 	size_t i, k = 0;
-	int ret;
+	int ret = -1;
 
 	sbuf_addstr(&d, "{\"drop\": [");
-	for (i = 0; i < s->nr_probes; i++)
+	for (i = 0; round && i < s->nr_probes; i++)
 		if (s->probes[i].verdict == RB_GOOD ||
 		    s->probes[i].verdict == RB_BAD)
 			sbuf_addf(&d, "%s\"%s\"", k++ ? ", " : "",
 				  s->probes[i].hex);
 	sbuf_addf(&d, "], \"after_run\": %lld, ",
 		  (long long)s->ops->last_run_id(s->ops->data));
-	/* after cheap steps the wrong verdict may be an older one */
-	if (cheap(s) && reopen(s, &none, &d) < 0) {
-		sbuf_release(&d);
-		return -1;
-	}
-	sbuf_addstr(&d, "\"why\": \"the verdicts contradict one first bad "
-			"commit\"}");
-	event(s, "the verdicts contradict one first bad commit: the last "
-		 "round's commits are decided again on fresh runs");
-	ret = step(s, "contradiction", s->probes[0].hex, NULL, NULL, d.buf);
-	sbuf_release(&d);
-	return ret;
-}
-
-/*
- * A conclusion the confirmation cannot check (only skipped commits left)
- * after cheap steps: their verdicts are opened again, as after a culprit
- * that failed to confirm, in a "contradiction" step that drops nothing
- * else (commit: the first skipped candidate).
- */
-static int reopen_all(struct sess *s, uint32_t node)
-{
-	struct sbuf d = SBUF_INIT;
-	struct flip none = { .why = SBUF_INIT };
-	char hex[RB_OID_HEXSZ + 1];
-	int ret = -1;
-
-	rb_oid_hex(s->g->oid[node], hex);
-	sbuf_addf(&d, "{\"drop\": [], \"after_run\": %lld, ",
-		  (long long)s->ops->last_run_id(s->ops->data));
-	if (reopen(s, &none, &d) < 0)
+	if (cheap(s) && reopen(s, NULL, &d) < 0)
 		goto out;
-	sbuf_addstr(&d, "\"why\": \"only skipped commits are left\"}");
-	event(s, "only skipped commits are left: the verdicts are decided "
-		 "again at the strict bound");
-	ret = step(s, "contradiction", hex, NULL, NULL, d.buf);
+	sbuf_addf(&d, "\"why\": \"%s\"}",
+		  round ? "the verdicts contradict one first bad commit" :
+			  "only skipped commits are left");
+	if (round)
+		event(s, "the verdicts contradict one first bad commit: the "
+			 "last round's commits are decided again on fresh "
+			 "runs");
+	else
+		event(s, "only skipped commits are left: the verdicts are "
+			 "decided again at the strict bound");
+	ret = step(s, "contradiction", commit, NULL, NULL, d.buf);
 out:
 	sbuf_release(&d);
 	return ret;
@@ -1976,8 +1966,11 @@ static int concluded(struct sess *s, const struct rb_bisect_step *bs,
 		 * wrong one can leave only skipped commits)
 		 */
 		if (cheap(s) && bs->list_nr) {
+			char hex[RB_OID_HEXSZ + 1];
+
 			*done = false;
-			return reopen_all(s, bs->list[0]) < 0 ||
+			rb_oid_hex(s->g->oid[bs->list[0]], hex);
+			return contradiction(s, false, hex) < 0 ||
 					       restart(s) < 0 ?
 				       -1 :
 				       0;
@@ -2013,7 +2006,10 @@ static int concluded(struct sess *s, const struct rb_bisect_step *bs,
 	 */
 	if (s->nr_probes && s->attempts < attempts_max(s)) {
 		*done = false;
-		return drop_round(s) < 0 || restart(s) < 0 ? -1 : 0;
+		return contradiction(s, true, s->probes[0].hex) < 0 ||
+				       restart(s) < 0 ?
+			       -1 :
+			       0;
 	}
 	snprintf(out->message, sizeof(out->message),
 		 "No candidate is left: the verdicts contradict one first bad "

@@ -1361,66 +1361,32 @@ Test(stats, detection_false_positives_and_power, .timeout = 120)
 	cr_assert_geq((double)hit / (double)n, 0.90, "%ld", hit);
 }
 
-/* A confirmation's re-decision of a commit expected to be good. */
-static enum stats_verdict run_confirm(struct rng *r,
-				      const struct stats_policy *p,
-				      double effect, bool bad_like,
-				      size_t *runs)
-{
-	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
-	struct stats_set c = STATS_SET_INIT;
-	struct stats_step st;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		stats_set_add(&g, 100 + rng_gauss(r));
-		stats_set_add(&b, 100 - effect + rng_gauss(r));
-	}
-	for (;;) {
-		cr_assert_eq(stats_confirm_verdict(p, &g, &b, &c, STATS_GOOD,
-						   &st, NULL),
-			     0);
-		if (st.verdict != STATS_NEED_MORE)
-			break;
-		if (st.more_anchor_runs) {
-			stats_set_add(&g, 100 + rng_gauss(r));
-			stats_set_add(&b, 100 - effect + rng_gauss(r));
-		} else {
-			stats_set_add(&c, 100 - (bad_like ? effect : 0) +
-						  rng_gauss(r));
-		}
-	}
-	*runs += c.nr;
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
-	return st.verdict;
-}
-
 /*
- * The culprit's confirmation (expected bad) of a commit at `level`, with
- * 12 runs of each anchor 2 sd apart (100, 98) and fresh culprit runs one
- * at a time (anchor runs when asked): the verdict, its runs in *runs.
+ * A confirmation's re-decision of a commit expected to be expect, at
+ * `level`: `anchors` runs of each anchor, the bad one effect lower, then
+ * fresh runs of the commit one at a time (anchor runs when asked). The
+ * verdict, the commit's runs added to *runs.
  */
-static enum stats_verdict confirm_culprit(struct rng *r,
-					  const struct stats_policy *p,
-					  double level, size_t *runs)
+static struct stats_step confirm_at(struct rng *r, const struct stats_policy *p,
+				    double effect, int anchors,
+				    enum stats_verdict expect, double level,
+				    size_t *runs)
 {
 	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
 	struct stats_set c = STATS_SET_INIT;
 	struct stats_step st;
 	int i;
 
-	for (i = 0; i < 12; i++)
-		anchor_pair(r, &g, &b, 2, 0);
+	for (i = 0; i < anchors; i++)
+		anchor_pair(r, &g, &b, effect, 0);
 	for (;;) {
-		cr_assert_eq(stats_confirm_verdict(p, &g, &b, &c, STATS_BAD,
-						   &st, NULL),
+		cr_assert_eq(stats_confirm_verdict(p, &g, &b, &c, expect, &st,
+						   NULL),
 			     0);
 		if (st.verdict != STATS_NEED_MORE)
 			break;
 		if (st.more_anchor_runs)
-			anchor_pair(r, &g, &b, 2, 0);
+			anchor_pair(r, &g, &b, effect, 0);
 		else
 			stats_set_add(&c, level + rng_gauss(r));
 	}
@@ -1428,6 +1394,20 @@ static enum stats_verdict confirm_culprit(struct rng *r,
 	stats_set_release(&g);
 	stats_set_release(&b);
 	stats_set_release(&c);
+	return st;
+}
+
+/*
+ * The culprit's confirmation (expected bad) of a commit at `level`, with
+ * 12 runs of each anchor 2 sd apart (100, 98): its verdict, a weak one
+ * read as its lean.
+ */
+static enum stats_verdict confirm_culprit(struct rng *r,
+					  const struct stats_policy *p,
+					  double level, size_t *runs)
+{
+	struct stats_step st = confirm_at(r, p, 2, 12, STATS_BAD, level, runs);
+
 	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
 }
 
@@ -1480,9 +1460,11 @@ Test(stats, confirm_verdict_error_rates, .timeout = 120)
 	p.step_budget = p.budget; /* a step alpha of 1% */
 	p.direction = 1;
 	for (i = 0; i < n; i++) {
-		if (run_confirm(&r, &p, 2, true, &runs_wrong) == STATS_GOOD)
+		if (confirm_at(&r, &p, 2, 8, STATS_GOOD, 98, &runs_wrong)
+			    .verdict == STATS_GOOD)
 			again++;
-		if (run_confirm(&r, &p, 2, false, &runs_right) != STATS_GOOD)
+		if (confirm_at(&r, &p, 2, 8, STATS_GOOD, 100, &runs_right)
+			    .verdict != STATS_GOOD)
 			refuted++;
 	}
 	cr_assert_leq((double)again / (double)n, 0.0242, "%ld", again);
