@@ -43,7 +43,9 @@ struct sbuf;
  *                  what the noise model does not see: a transient that
  *                  slowed a commit's runs in its step); a culprit that
  *                  does not confirm sends the bisection back into the
- *                  range, three times at most, then "inconclusive":
+ *                  range, 9 times at most (a culprit whose parent
+ *                  cannot be measured: the second time), then
+ *                  "inconclusive":
  *                  after the first failure of cheap steps a member
  *                  decided the other way becomes a verdict ("verdict"
  *                  step, detail "confirmation": true and the run id its

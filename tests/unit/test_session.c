@@ -178,8 +178,8 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
  * knows that parent good without testing it (a mainline commit after it
  * is good), but the confirmation must measure it. The session does not
  * fail (it did: "cannot be measured for the confirmation"); the culprit
- * cannot be confirmed, and after the attempts the bisection ends
- * inconclusive, saying why.
+ * cannot be confirmed, and when the bisection names it again it ends
+ * inconclusive, saying why (no retry can measure that parent).
  */
 Test(session, culprit_whose_parent_does_not_build)
 {
@@ -205,7 +205,16 @@ Test(session, culprit_whose_parent_does_not_build)
 	snprintf(par, sizeof(par), "%.12s cannot be measured",
 		 hex((int)g.par[culprit][0]));
 	cr_assert(strstr(out.message, par), "%s", out.message);
-	cr_assert_geq(session_mem_count_steps(&f.m, "unconfirmed", NULL), 1);
+	cr_assert_eq(session_mem_count_steps(&f.m, "unconfirmed", NULL), 2);
+	cr_assert_eq(session_mem_count_steps(&f.m, "unconfirmed",
+					     "\"unmeasurable\": true"),
+		     2);
+	cr_assert(strstr(out.message, "2 times"), "%s", out.message);
+	/* the first failure opens the cheap verdicts, and so does a culprit
+	 * named again (the wrong verdict is elsewhere, if any) */
+	cr_assert_eq(session_mem_count_steps(&f.m, "unconfirmed",
+					     "\"reopen\": ["),
+		     2);
 	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 0);
 	session_outcome_release(&out);
 	session_mem_release(&f.m);
