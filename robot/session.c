@@ -1916,7 +1916,8 @@ static int found(struct sess *s, uint32_t pick,
 	sbuf_addf(&drop, "], \"after_run\": %lld, ",
 		  (long long)s->ops->last_run_id(s->ops->data));
 	/*
-	 * A culprit named again after it failed to confirm: the wrong
+	 * The cheap verdicts are opened again after the first failure, and
+	 * for a culprit named again after it failed to confirm: the wrong
 	 * verdict that leads back to it is not its own or its parents'
 	 */
 	if ((first_cheap || named) &&
