@@ -590,6 +590,86 @@ static void cache_trim(const struct runner *r, const char *keep)
 }
 
 /*
+ * A build under way in an object dir leaves BUILDING_MARK there until its
+ * hook ends with the dir whole (built, or exit 125). A robot killed during the build (or a build ahead cancelled)
+ * can leave files half written that make then takes as up to date: a
+ * link cut short leaves the newest file, a truncated kernel image, and
+ * the next build copies it into the artifact. Found at the start of a
+ * build, the mark says so: every file written since it was set (mtime at
+ * or after its own) is removed first, so that make builds them again
+ * (from ccache, mostly); what earlier whole builds wrote stays.
+ */
+#define BUILDING_MARK ".robot-building"
+
+static bool newer_or_same(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+/* Remove what dirfd (closed here) holds that is as new as since. */
+static int scrub_dir(int dirfd, const struct timespec *since, size_t *n)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		close(dirfd);
+		return -1;
+	}
+	while ((e = readdir(d)) && !ret) {
+		struct stat st;
+		int fd;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, BUILDING_MARK) ||
+		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			fd = openat(dirfd, e->d_name,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					    O_CLOEXEC);
+			if (fd >= 0)
+				ret = scrub_dir(fd, since, n);
+		} else if (newer_or_same(&st.st_mtim, since)) {
+			if (unlinkat(dirfd, e->d_name, 0) < 0 &&
+			    errno != ENOENT)
+				ret = -1;
+			else
+				(*n)++;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * Before a build in bdir: clean up after one that never ended (the mark
+ * is there), then set the mark. The caller removes it when the hook ends.
+ */
+static int building_mark(struct runner *r, const char *bdir, const char *mark,
+			 const char *commit)
+{
+	struct stat st;
+	size_t n = 0;
+	int fd;
+
+	if (stat(mark, &st) == 0) {
+		fd = open(bdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 || scrub_dir(fd, &st.st_mtim, &n) < 0)
+			return rb_error("cannot clean the object dir '%s' "
+					"after an interrupted build: %s",
+					bdir, strerror(errno));
+		/* rare, and worth a line even from a quiet runner */
+		rb_notice("'%s' was left by an interrupted build: %zu file%s "
+			  "it wrote removed",
+			  bdir, n, n == 1 ? "" : "s");
+	}
+	return rb_write_file_atomic(mark, commit, strlen(commit));
+}
+
+/*
  * Build commit, holding its artifact lock (held). ahead: a build ahead of
  * need, which takes a build slot only when one is free (1: no slot) and
  * stops when a box wants the slot (STEP_CANCELLED: nothing is kept).
@@ -601,6 +681,7 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	char *done = xstrfmt("%s/" ARTIFACT_COMPLETE, art);
 	char *skip = xstrfmt("%s/" ARTIFACT_SKIP, art);
 	char *src = NULL, *bdir = NULL, *log = NULL, *base = NULL;
+	char *mark = NULL;
 	struct build_ticket t = { .slot = -1 };
 	struct svec env = SVEC_INIT;
 	uint8_t oid[RB_OID_RAWSZ];
@@ -652,7 +733,9 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	src = xstrfmt("%s/slots/%d/src", r->lab->workdir, wslot);
 	bdir = xstrfmt("%s/slots/%d/build/%s-%s", r->lab->workdir, wslot,
 		       r->kconfig, r->compiler);
-	if (rb_mkdir_p(bdir) < 0 || rb_repo_checkout(r->repo, oid, src) < 0)
+	mark = xstrfmt("%s/" BUILDING_MARK, bdir);
+	if (rb_mkdir_p(bdir) < 0 || rb_repo_checkout(r->repo, oid, src) < 0 ||
+	    building_mark(r, bdir, mark, commit) < 0)
 		goto out;
 	base = xstrfmt("build-%.12s-%s-%s", commit, r->kconfig, r->compiler);
 	log = new_log(r, base);
@@ -679,6 +762,17 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 		ret = 0;
 		goto out;
 	}
+	/*
+	 * Built, or a commit that does not build (make and the linker
+	 * remove what they leave half written when they fail): the object
+	 * dir is whole. After any other end (a hook that timed out, or
+	 * failed otherwise) the mark stays.
+	 */
+	if ((*out == STEP_OK || *out == STEP_SKIP) && unlink(mark) < 0 &&
+	    errno != ENOENT) {
+		rb_error("cannot remove '%s': %s", mark, strerror(errno));
+		goto out;
+	}
 	r->counts.builds++;
 	r->counts.builds_ahead += ahead;
 	if (*out == STEP_OK &&
@@ -701,6 +795,7 @@ out:
 	free(skip);
 	free(src);
 	free(bdir);
+	free(mark);
 	free(log);
 	free(base);
 	return ret;
