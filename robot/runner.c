@@ -25,6 +25,8 @@
 
 /* Written when the build hook said 125: this commit cannot be built. */
 #define ARTIFACT_SKIP ".robot-skip"
+/* an artifact built ahead that no box has used yet */
+#define ARTIFACT_AHEAD ".robot-ahead"
 
 /* Caps for what we keep in memory of a child's output. */
 #define HELP_MAX (1 << 20)
@@ -514,6 +516,8 @@ struct cached {
 	char *dir;
 	double used; /* the .complete marker's mtime: touched on each use */
 	uint64_t bytes;
+	bool ahead; /* built ahead, no box has used it yet */
+	bool kept; /* among the CACHE_KEEP boxes used last */
 };
 
 static int by_use(const void *a, const void *b)
@@ -527,16 +531,18 @@ static int by_use(const void *a, const void *b)
  * Keep WORKDIR/artifacts under the lab's builds.cache: the least recently
  * used complete artifacts go first (a build, or a reuse, touches the
  * marker), never one that is locked (being built), `keep` (just built) or
- * among the CACHE_KEEP most recently used. Artifacts without the marker (half-written by a
- * killed robot, or a skip) count but are removed only when complete ones
- * do not make room.
+ * among the CACHE_KEEP that boxes used most recently (a box may be
+ * booting one of them, and a boot does not hold the artifact's lock;
+ * builds ahead that no box used yet do not push them out). Artifacts
+ * without the marker (half-written by a killed robot, or a skip) count
+ * but are removed only when complete ones do not make room.
  */
 static void cache_trim(const struct runner *r, const char *keep)
 {
 	uint64_t limit = r->lab->builds.cache_bytes, total = 0;
 	char *top = xstrfmt("%s/artifacts", r->lab->workdir);
 	struct cached *v = NULL;
-	size_t nr = 0, alloc = 0, i;
+	size_t nr = 0, alloc = 0, i, kept;
 	struct dirent *e;
 	DIR *d;
 
@@ -546,14 +552,17 @@ static void cache_trim(const struct runner *r, const char *keep)
 	}
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
-		char *dir, *marker;
+		char *dir, *marker, *ahead;
 
 		if (e->d_name[0] == '.' || rb_ends_with(e->d_name, ".lock"))
 			continue;
 		dir = xstrfmt("%s/%s", top, e->d_name);
 		marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
+		ahead = xstrfmt("%s/" ARTIFACT_AHEAD, dir);
 		RB_ALLOC_GROW(v, nr + 1, alloc);
 		v[nr].dir = dir;
+		v[nr].ahead = rb_file_exists(ahead);
+		v[nr].kept = false;
 		v[nr].bytes = tree_bytes(dir);
 		v[nr].used = stat(marker, &st) == 0 ?
 				     (double)st.st_mtim.tv_sec +
@@ -562,16 +571,20 @@ static void cache_trim(const struct runner *r, const char *keep)
 		total += v[nr].bytes;
 		nr++;
 		free(marker);
+		free(ahead);
 	}
 	closedir(d);
 	qsort(v, nr, sizeof(*v), by_use);
-	/* the newest few stay: a box may be booting one of them (a boot
-	 * does not hold the artifact's lock) */
-	for (i = 0; i + CACHE_KEEP < nr && total > limit; i++) {
+	for (i = nr, kept = 0; i > 0 && kept < CACHE_KEEP; i--)
+		if (!v[i - 1].ahead && v[i - 1].used >= 0) {
+			v[i - 1].kept = true;
+			kept++;
+		}
+	for (i = 0; i < nr && total > limit; i++) {
 		char *lockp = xstrfmt("%s.lock", v[i].dir);
 		int fd;
 
-		if (!strcmp(v[i].dir, keep)) {
+		if (v[i].kept || !strcmp(v[i].dir, keep)) {
 			free(lockp);
 			continue;
 		}
@@ -591,7 +604,8 @@ static void cache_trim(const struct runner *r, const char *keep)
 
 /*
  * A build under way in an object dir leaves BUILDING_MARK there until its
- * hook ends with the dir whole (built, or exit 125). A robot killed during the build (or a build ahead cancelled)
+ * hook ends with the dir whole (built, or exit 125). A robot killed
+ * during the build (or a build ahead cancelled, or a hook that timed out)
  * can leave files half written that make then takes as up to date: a
  * link cut short leaves the newest file, a truncated kernel image, and
  * the next build copies it into the artifact. Found at the start of a
@@ -680,6 +694,7 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 {
 	char *done = xstrfmt("%s/" ARTIFACT_COMPLETE, art);
 	char *skip = xstrfmt("%s/" ARTIFACT_SKIP, art);
+	char *unused = xstrfmt("%s/" ARTIFACT_AHEAD, art);
 	char *src = NULL, *bdir = NULL, *log = NULL, *base = NULL;
 	char *mark = NULL;
 	struct build_ticket t = { .slot = -1 };
@@ -692,6 +707,11 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	if (rb_file_exists(done)) {
 		/* its use, for the cache's least recently used rule */
 		utimensat(AT_FDCWD, done, NULL, 0);
+		if (!ahead && unlink(unused) < 0 && errno != ENOENT) {
+			rb_error("cannot remove '%s': %s", unused,
+				 strerror(errno));
+			goto out;
+		}
 		*out = STEP_OK;
 		ret = 0;
 		goto out;
@@ -776,6 +796,12 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 	r->counts.builds++;
 	r->counts.builds_ahead += ahead;
 	if (*out == STEP_OK &&
+	    (ahead ? rb_write_file_atomic(unused, "", 0) < 0 :
+		     unlink(unused) < 0 && errno != ENOENT)) {
+		rb_error("cannot mark '%s': %s", unused, strerror(errno));
+		goto out;
+	}
+	if (*out == STEP_OK &&
 	    rb_write_file_atomic(done, commit, strlen(commit)) < 0)
 		goto out;
 	if (*out == STEP_SKIP && rb_write_file_atomic(skip, "125\n", 4) < 0)
@@ -793,6 +819,7 @@ out:
 	svec_clear(&env);
 	free(done);
 	free(skip);
+	free(unused);
 	free(src);
 	free(bdir);
 	free(mark);
