@@ -1482,10 +1482,19 @@ static int confirm(struct sess *s, const char *culprit,
 		sbuf_reset(&flip->why);
 		sbuf_addstr(&flip->why, why->buf);
 	}
-	if (!refuted && np &&
-	    confirm_change(s, parents[0], culprit, host, *after, &refuted,
-			   &tested, why) < 0)
-		goto out;
+	/*
+	 * The change from every parent: a merge named the culprit whose
+	 * second parent holds the change (decided good in its step and
+	 * again here) shows none from that parent. The first parent's test
+	 * gives the numbers reported.
+	 */
+	for (k = 0; k < np && !refuted; k++) {
+		struct change_line other;
+
+		if (confirm_change(s, parents[k], culprit, host, *after,
+				   &refuted, k ? &other : &tested, why) < 0)
+			goto out;
+	}
 	*confirmed = !refuted;
 	ret = confirm_numbers(s, culprit, parents, np, host, *after,
 			      verdicts.buf, &tested, detail, why);
