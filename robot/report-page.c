@@ -31,7 +31,11 @@ struct page {
 	struct svec strings; /* subjects, hosts, dirs */
 	struct rh_stat *mon;
 	size_t mon_nr;
-	int64_t confirm_after; /* -1: no confirmation */
+	/* the confirmations' runs: run ids in (lo, hi] of a window */
+	struct confirm_window {
+		int64_t lo, hi;
+	} * confirm;
+	size_t confirm_nr, confirm_alloc;
 };
 
 static struct rh_commit *page_commit(struct page *pg, const char *sha)
@@ -81,32 +85,61 @@ static void page_steps(struct page *pg, json_t *res)
 	}
 }
 
-static int64_t page_confirm_after(struct ctx *c, int64_t id,
-				  const char *culprit)
+static int64_t after_run(const struct bisection_step_rec *st)
+{
+	const char *a = st->detail ? strstr(st->detail, "\"after_run\": ") :
+				     NULL;
+
+	return a ? strtoll(a + 13, NULL, 10) : -1;
+}
+
+/*
+ * Every confirmation's runs, the failed ones' too: from its confirm-start
+ * (the run id it starts after) to the unconfirmed step that ends it (the
+ * run id its drop counts from), or to the end. Only the confirmation
+ * measures in between: its members, the anchors, and a member decided
+ * the other way (a verdict of its own, on those runs).
+ */
+static int page_confirm_windows(struct page *pg, struct ctx *c, int64_t id)
 {
 	struct bisection_step_rec *st = NULL;
 	size_t n = 0, i;
-	int64_t after = -1;
+	bool open = false;
 
 	if (store_bisection_steps(c->st, id, &st, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const char *a =
-			st[i].detail ? strstr(st[i].detail, "\"after_run\": ") :
-				       NULL;
+		int64_t a = after_run(&st[i]);
 
-		if (!strcmp(st[i].kind, "confirm-start") && st[i].commit &&
-		    culprit && !strcmp(st[i].commit, culprit) && a)
-			after = strtoll(a + 13, NULL, 10);
+		if (!strcmp(st[i].kind, "confirm-start") && a >= 0) {
+			RB_ALLOC_GROW(pg->confirm, pg->confirm_nr + 1,
+				      pg->confirm_alloc);
+			pg->confirm[pg->confirm_nr].lo = a;
+			pg->confirm[pg->confirm_nr++].hi = INT64_MAX;
+			open = true;
+		} else if (open && !strcmp(st[i].kind, "unconfirmed")) {
+			pg->confirm[pg->confirm_nr - 1].hi = a >= 0 ? a :
+								      INT64_MAX;
+			open = false;
+		}
 	}
 	bisection_steps_free(st, n);
-	return after;
+	return 0;
+}
+
+static bool page_confirm_run(const struct page *pg, int64_t run_id)
+{
+	size_t i;
+
+	for (i = 0; i < pg->confirm_nr; i++)
+		if (run_id > pg->confirm[i].lo && run_id <= pg->confirm[i].hi)
+			return true;
+	return false;
 }
 
 /* Each commit's runs of the metric, counts, logs and subject. */
 static int page_runs(struct page *pg, struct ctx *c, int64_t id,
-		     const char *metric, const char *culprit,
-		     const char *parent)
+		     const char *metric)
 {
 	size_t i, k;
 
@@ -114,8 +147,6 @@ static int page_runs(struct page *pg, struct ctx *c, int64_t id,
 	pg->counts = xcalloc(pg->nr, sizeof(*pg->counts));
 	for (i = 0; i < pg->nr; i++) {
 		struct rh_commit *cm = &pg->commits[i];
-		bool pair = (culprit && !strcmp(cm->sha, culprit)) ||
-			    (parent && !strcmp(cm->sha, parent));
 		struct run_stats *rs;
 		struct rb_commit_info ci;
 		uint8_t oid[RB_OID_RAWSZ];
@@ -140,8 +171,7 @@ static int page_runs(struct page *pg, struct ctx *c, int64_t id,
 					 svec_push(&pg->strings,
 						   rs[k].result_dir) :
 					 NULL;
-			u->confirm = pair && pg->confirm_after >= 0 &&
-				     rs[k].run_id > pg->confirm_after;
+			u->confirm = page_confirm_run(pg, rs[k].run_id);
 			cm->runs_nr++;
 		}
 		cm->runs = pg->runs[i];
@@ -317,6 +347,7 @@ static void page_release(struct page *pg)
 	free(pg->counts);
 	free(pg->commits);
 	free(pg->mon);
+	free(pg->confirm);
 	svec_clear(&pg->strings);
 }
 
@@ -374,9 +405,9 @@ int report_page_write(struct ctx *c, const struct bisection_rec *rec,
 		goto out;
 	for (i = 0; i < ran.nr; i++)
 		page_commit(&pg, ran.v[i]);
-	pg.confirm_after = page_confirm_after(c, rec->id, rec->culprit);
-	if (page_order(&pg, c) < 0 ||
-	    page_runs(&pg, c, rec->id, rec->metric, rec->culprit, parent) < 0 ||
+	if (page_confirm_windows(&pg, c, rec->id) < 0 ||
+	    page_order(&pg, c) < 0 ||
+	    page_runs(&pg, c, rec->id, rec->metric) < 0 ||
 	    page_monitors(&pg, c, rec->id, rec->culprit, parent) < 0)
 		goto out;
 	r.commits = pg.commits;
