@@ -481,6 +481,47 @@ static void log_confirm(FILE *f, json_t *d)
 	}
 }
 
+/* Does json array `key` of d list sha? */
+static bool lists(json_t *d, const char *key, const char *sha)
+{
+	json_t *a = json_object_get(d, key);
+	size_t i;
+
+	for (i = 0; i < json_array_size(a); i++) {
+		const char *e = json_string_value(json_array_get(a, i));
+
+		if (e && !strcmp(e, sha))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is verdict step i dropped by a later step (a culprit that did not
+ * confirm, or a contradiction: their "drop" and "reopen" lists)? Then it
+ * does not stand, and a later verdict of the commit, if any, does.
+ */
+static bool dropped_later(const struct bisection_step_rec *s, size_t n,
+			  size_t i)
+{
+	size_t j;
+	bool hit = false;
+
+	for (j = i + 1; j < n && !hit; j++) {
+		json_t *d;
+
+		if ((strcmp(s[j].kind, "unconfirmed") &&
+		     strcmp(s[j].kind, "contradiction")) ||
+		    !s[j].detail)
+			continue;
+		d = json_loads(s[j].detail, 0, NULL);
+		hit = lists(d, "drop", s[i].commit) ||
+		      lists(d, "reopen", s[i].commit);
+		json_decref(d);
+	}
+	return hit;
+}
+
 int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			int64_t id)
 {
@@ -542,6 +583,7 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 		} else if (!strcmp(s[i].kind, "verdict") && s[i].commit) {
 			const char *v = s[i].verdict;
 			bool skip = strcmp(v, "good") && strcmp(v, "bad");
+			bool dropped = dropped_later(s, n, i);
 
 			fprintf(f, "# %s: ", v);
 			commit_line(f, repo, s[i].commit);
@@ -549,8 +591,10 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 				log_verdict(f, st, id, rec.metric, &s[i], d);
 			else if (json_object_get(d, "why"))
 				fprintf(f, " (%s)", jstr(d, "why"));
-			fprintf(f, "\ngit bisect %s %s\n", skip ? "skip" : v,
-				s[i].commit);
+			/* a verdict dropped later stays out of a replay */
+			fprintf(f, "\n%sgit bisect %s %s%s\n",
+				dropped ? "# " : "", skip ? "skip" : v,
+				s[i].commit, dropped ? " (dropped later)" : "");
 		} else if (!strcmp(s[i].kind, "confirmed") ||
 			   !strcmp(s[i].kind, "unconfirmed") ||
 			   !strcmp(s[i].kind, "contradiction")) {

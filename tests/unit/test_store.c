@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "robot.h"
+#include "bisection.h"
 #include "store.h"
 #include "workdir.h"
 
@@ -244,5 +245,70 @@ Test(store, lava_batches_are_found_again)
 		     0);
 	cr_assert_eq(store_lava_finish(st, b, "infra", 0, "lab trouble"), 0);
 	cr_expect_eq(store_lava_open(st, "box1", c, k, &j), 0);
+	store_close(st);
+}
+
+/*
+ * robot bisect log: a verdict that a later step drops (a culprit that did
+ * not confirm: its "drop" and "reopen" lists) is a comment, so that `git
+ * bisect replay` of the log applies the verdicts that stand; the commit's
+ * later verdict is a command again.
+ */
+Test(store, a_dropped_verdict_is_not_replayed)
+{
+	static const char x[] = "1111111111111111111111111111111111111111",
+			  y[] = "2222222222222222222222222222222222222222",
+			  z[] = "3333333333333333333333333333333333333333";
+	struct store *st;
+	char *buf = NULL, *drop;
+	size_t len = 0;
+	int64_t id;
+	FILE *f;
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_assert_eq(store_bisection_create(
+			     st, "k", NULL, "job", "m",
+			     "[\"4444444444444444444444444444444444444444\"]",
+			     "5555555555555555555555555555555555555555", "cmd",
+			     &id),
+		     0);
+	drop = xstrfmt("{\"drop\": [\"%s\"], \"after_run\": 0, \"reopen\": "
+		       "[\"%s\"], \"numbers\": null}",
+		       y, x);
+	cr_assert_eq(store_bisection_step_add(st, id, "verdict", x, "h", "good",
+					      "{\"why\": \"w\"}"),
+		     0);
+	cr_assert_eq(store_bisection_step_add(st, id, "verdict", y, "h", "bad",
+					      "{\"why\": \"w\"}"),
+		     0);
+	cr_assert_eq(store_bisection_step_add(st, id, "unconfirmed", y, NULL,
+					      NULL, drop),
+		     0);
+	cr_assert_eq(store_bisection_step_add(st, id, "verdict", x, "h", "bad",
+					      "{\"why\": \"w\"}"),
+		     0);
+	cr_assert_eq(store_bisection_step_add(st, id, "verdict", z, "h", "good",
+					      "{\"why\": \"w\"}"),
+		     0);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(bisection_print_log(f, st, NULL, id), 0, "%s",
+		     rb_errmsg());
+	fclose(f);
+	cr_expect(strstr(buf, "\n# git bisect good 1111111111111111111111111111"
+			      "111111111111 (dropped later)\n"),
+		  "%s", buf);
+	cr_expect(strstr(buf, "\n# git bisect bad 22222222222222222222222222222"
+			      "22222222222 (dropped later)\n"),
+		  "%s", buf);
+	cr_expect(strstr(buf, "\ngit bisect bad 111111111111111111111111111111"
+			      "1111111111\n"),
+		  "%s", buf);
+	cr_expect(strstr(buf, "\ngit bisect good 33333333333333333333333333333"
+			      "33333333333\n"),
+		  "%s", buf);
+	cr_expect(!strstr(buf, "\ngit bisect good 1111"), "%s", buf);
+	free(buf);
+	free(drop);
 	store_close(st);
 }
