@@ -621,15 +621,15 @@ static bool newer_or_same(const struct timespec *a, const struct timespec *b)
 	       (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/* Remove what dirfd (closed here) holds that is as new as since. */
-static int scrub_dir(int dirfd, const struct timespec *since, size_t *n)
+/* Remove what dfd (closed here) holds that is as new as since. */
+static int scrub_dir(int dfd, const struct timespec *since, size_t *n)
 {
-	DIR *d = fdopendir(dirfd);
+	DIR *d = fdopendir(dfd);
 	struct dirent *e;
 	int ret = 0;
 
 	if (!d) {
-		close(dirfd);
+		close(dfd);
 		return -1;
 	}
 	while ((e = readdir(d)) && !ret) {
@@ -638,17 +638,16 @@ static int scrub_dir(int dirfd, const struct timespec *since, size_t *n)
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    !strcmp(e->d_name, BUILDING_MARK) ||
-		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			fd = openat(dirfd, e->d_name,
+			fd = openat(dfd, e->d_name,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					    O_CLOEXEC);
 			if (fd >= 0)
 				ret = scrub_dir(fd, since, n);
 		} else if (newer_or_same(&st.st_mtim, since)) {
-			if (unlinkat(dirfd, e->d_name, 0) < 0 &&
-			    errno != ENOENT)
+			if (unlinkat(dfd, e->d_name, 0) < 0 && errno != ENOENT)
 				ret = -1;
 			else
 				(*n)++;
