@@ -258,7 +258,8 @@ Test(store, a_dropped_verdict_is_not_replayed)
 {
 	static const char x[] = "1111111111111111111111111111111111111111",
 			  y[] = "2222222222222222222222222222222222222222",
-			  z[] = "3333333333333333333333333333333333333333";
+			  z[] = "3333333333333333333333333333333333333333",
+			  why[] = "{\"why\": \"w\"}";
 	struct store *st;
 	char *buf = NULL, *drop;
 	size_t len = 0;
@@ -275,21 +276,26 @@ Test(store, a_dropped_verdict_is_not_replayed)
 	drop = xstrfmt("{\"drop\": [\"%s\"], \"after_run\": 0, \"reopen\": "
 		       "[\"%s\"], \"numbers\": null}",
 		       y, x);
-	cr_assert_eq(store_bisection_step_add(st, id, "verdict", x, "h", "good",
-					      "{\"why\": \"w\"}"),
-		     0);
-	cr_assert_eq(store_bisection_step_add(st, id, "verdict", y, "h", "bad",
-					      "{\"why\": \"w\"}"),
-		     0);
-	cr_assert_eq(store_bisection_step_add(st, id, "unconfirmed", y, NULL,
-					      NULL, drop),
-		     0);
-	cr_assert_eq(store_bisection_step_add(st, id, "verdict", x, "h", "bad",
-					      "{\"why\": \"w\"}"),
-		     0);
-	cr_assert_eq(store_bisection_step_add(st, id, "verdict", z, "h", "good",
-					      "{\"why\": \"w\"}"),
-		     0);
+	{
+		const struct {
+			const char *kind, *commit, *verdict, *detail;
+		} steps[] = {
+			{ "verdict", x, "good", why },
+			{ "verdict", y, "bad", why },
+			{ "unconfirmed", y, NULL, drop },
+			{ "verdict", x, "bad", why },
+			{ "verdict", z, "good", why },
+		};
+		size_t i;
+
+		for (i = 0; i < RB_ARRAY_SIZE(steps); i++)
+			cr_assert_eq(store_bisection_step_add(
+					     st, id, steps[i].kind,
+					     steps[i].commit,
+					     steps[i].verdict ? "h" : NULL,
+					     steps[i].verdict, steps[i].detail),
+				     0);
+	}
 	f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	cr_assert_eq(bisection_print_log(f, st, NULL, id), 0, "%s",
