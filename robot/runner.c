@@ -846,7 +846,7 @@ static int build(struct runner *r, const char *commit, bool ahead,
 	}
 	if (flock(lockfd, LOCK_EX | (ahead ? LOCK_NB : 0)) < 0) {
 		if (ahead && errno == EWOULDBLOCK)
-			ret = 1;
+			ret = 2; /* another runner builds it */
 		else
 			rb_error("cannot lock '%s': %s", lockp,
 				 strerror(errno));

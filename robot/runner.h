@@ -115,8 +115,8 @@ int runner_build(struct runner *r, const char *commit, enum step_outcome *out,
 
 /*
  * A build ahead of need (rank: its place in the look-ahead, 0 the
- * likeliest): 1 when it cannot start now (no free slot of r->gate, or
- * another runner builds the commit), else 0 with *out (OK also when the
+ * likeliest): 1 when it cannot start now (no free slot of r->gate), 2
+ * when another runner builds the commit, else 0 with *out (OK also when the
  * artifact was there; CANCELLED when a box took the slot: no artifact,
  * no store row) or -1 when the robot failed.
  */

@@ -174,9 +174,11 @@ static void *worker_main(void *arg)
 
 /*
  * Build the look-ahead's commits, the likeliest first, while a slot is
- * free. A commit that cannot start (no slot, or another thread builds
- * it) is tried again when a slot is left; one built, failed or found
- * complete is not tried again until the next look-ahead.
+ * free. A commit that cannot start for want of a slot is tried again when
+ * a slot is left; one that another thread builds (a box, or another
+ * builder: it may hang there for as long as its build takes) is passed
+ * over for the next; one built, failed or found complete is not tried
+ * again until the next look-ahead.
  */
 static void *builder_main(void *arg)
 {
@@ -219,7 +221,7 @@ static void *builder_main(void *arg)
 			rb_warn("building %.12s ahead: %s", commit,
 				rb_errmsg());
 		if (r != 1)
-			continue;
+			continue; /* 2: taken by another thread, the next */
 		pthread_mutex_lock(&x->mu);
 		if (x->ahead_gen == gen)
 			x->ahead_taken[rank] = 0;
