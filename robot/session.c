@@ -36,7 +36,7 @@
  * several times before one confirms (simulated, 1,000 histories: 92.9%
  * right with 2 attempts, 96.7% with 4, 98.3% with 6, 99.0% with 8, for 5%
  * more runs; no other row loses). A culprit whose parent cannot be
- * measured is given up on the second time instead (unmeasurable_before).
+ * measured is given up on the second time instead (failed_before).
  */
 #define CONFIRM_ATTEMPTS 8
 /*
