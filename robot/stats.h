@@ -314,7 +314,9 @@ struct stats_policy {
 	 */
 	double endpoint_beta;
 	double endpoint_effect;
-	unsigned min_runs; /* 2: never decide a step on fewer runs */
+	/* 2: never decide on fewer runs; a step may on one once the noise
+	 * is known clean (20 residuals or more, none far off) */
+	unsigned min_runs;
 	unsigned max_runs; /* 30: the cap per candidate, then weak */
 	unsigned anchor_min_runs; /* 3 */
 	unsigned anchor_max_runs; /* 30 */
@@ -430,7 +432,7 @@ struct stats_step {
  *    farther anchor (robust to outliers), and never more than A.
  *
  * It decides BAD when llr >= A, GOOD when llr <= -A, on at least min_runs
- * runs. A = -log(alpha), corrected for the degrees of freedom df of
+ * runs (one run once 20 residuals or more show no contamination). A = -log(alpha), corrected for the degrees of freedom df of
  * sigma^2 (A = (df/2)(alpha^(-2/df) - 1), the error averaged over the
  * noise estimate) and for the overshoot (Siegmund: less 0.583 sd of one
  * run's evidence). Zero-variance data clip every run to +-A: min_runs

@@ -484,6 +484,64 @@ Test(stats, zero_variance_decides_at_min_runs)
 	}
 }
 
+/*
+ * One run decides a cheap step when the noise is known clean: 20
+ * residuals or more, none of them far off. Fewer residuals, one run far
+ * off among them, a confirmation or a strict step (after a failed
+ * confirmation): two runs at least.
+ */
+Test(stats, one_run_decides_a_step_only_on_known_clean_noise)
+{
+	static const double e[] = { 0.3, -0.5, 1.1,  -1.2, 0.4,	 0.8,
+				    -0.9, 0.1, -0.2, 0.6,  -0.7, 1.0 };
+	static const struct {
+		const char *what;
+		size_t anchor_runs;
+		double far; /* added to the good anchor's first run */
+		bool confirm, strict;
+		enum stats_verdict v;
+	} t[] = {
+		{ "24 clean residuals", 12, 0, false, false, STATS_BAD },
+		{ "12 residuals", 6, 0, false, false, STATS_NEED_MORE },
+		{ "one run far off", 12, -6, false, false, STATS_NEED_MORE },
+		{ "a confirmation", 12, 0, true, false, STATS_NEED_MORE },
+		{ "a strict step", 12, 0, false, true, STATS_NEED_MORE },
+	};
+	struct stats_policy p;
+	size_t i, k;
+
+	stats_policy_init(&p);
+	p.direction = 1;
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		struct stats_set sg = STATS_SET_INIT, sb = STATS_SET_INIT,
+				 sc = STATS_SET_INIT;
+		struct stats_step st;
+		struct sbuf why = SBUF_INIT;
+		int rc;
+
+		for (k = 0; k < t[i].anchor_runs; k++) {
+			stats_set_add(&sg, 100 + e[k] + (k ? 0 : t[i].far));
+			stats_set_add(&sb, 90 - e[k]);
+		}
+		stats_set_add(&sc, 90.2);
+		p.step_budget = t[i].strict ? p.budget : 0.2;
+		rc = t[i].confirm ? stats_confirm_verdict(&p, &sg, &sb, &sc,
+							  STATS_BAD, &st, &why) :
+				    stats_step_verdict(&p, &sg, &sb, &sc, &st,
+						       &why);
+		cr_assert_eq(rc, 0);
+		cr_assert_eq(st.verdict, t[i].v, "%s: %s", t[i].what,
+			     why.buf);
+		cr_assert(!st.sure, "%s: one run is never sure", t[i].what);
+		if (st.verdict == STATS_NEED_MORE)
+			cr_assert_geq(st.more_runs, 1, "%s", t[i].what);
+		stats_set_release(&sg);
+		stats_set_release(&sb);
+		stats_set_release(&sc);
+		sbuf_release(&why);
+	}
+}
+
 Test(stats, step_thresholds_value_and_percent)
 {
 	static const double g[] = { 100, 101, 99, 100, 100.5, 99.5 };
@@ -1038,16 +1096,18 @@ static double noise(struct rng *r, bool outliers)
  */
 static bool last_sure; /* the last run_step's verdict was sure */
 
-static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
-				   double effect, bool bad_like, bool outliers,
-				   size_t *runs)
+static enum stats_verdict run_step_on(struct rng *r,
+				      const struct stats_policy *p,
+				      double effect, bool bad_like,
+				      bool outliers, int anchor_runs,
+				      size_t *runs)
 {
 	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
 	struct stats_set c = STATS_SET_INIT;
 	struct stats_step st;
 	int i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < anchor_runs; i++) {
 		stats_set_add(&g, 100 + noise(r, outliers));
 		stats_set_add(&b, 100 - effect + noise(r, outliers));
 	}
@@ -1069,6 +1129,14 @@ static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
 	stats_set_release(&b);
 	stats_set_release(&c);
 	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
+}
+
+/* 8 anchor runs each: 16 residuals, too few to show the noise clean */
+static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
+				   double effect, bool bad_like, bool outliers,
+				   size_t *runs)
+{
+	return run_step_on(r, p, effect, bad_like, outliers, 8, runs);
 }
 
 /*
@@ -1120,6 +1188,39 @@ Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
 			wrong++;
 	}
 	cr_assert_leq((double)wrong / (double)(2 * n), 0.015, "%ld", wrong);
+}
+
+/*
+ * With 12 anchor runs each (24 residuals) clean noise lets a cheap step
+ * decide on one run: at 4 sd most steps take one, and the error rates stay
+ * under the 1% step alpha (margin 1.5%). With 3% wild runs the noise
+ * shows them (most of the time) and the steps keep two runs or more:
+ * the rates hold too.
+ */
+Test(stats, one_run_steps_keep_their_error_rates, .timeout = 120)
+{
+	struct rng r = { 4242 };
+	struct stats_policy p;
+	long wrong = 0, wild_wrong = 0, i, n = 5000;
+	size_t runs = 0, wild_runs = 0;
+
+	stats_policy_init(&p);
+	p.expected_steps = 20; /* a cheap step alpha of 20% / 20 = 1% */
+	p.direction = 1;
+	for (i = 0; i < n; i++) {
+		bool bad_like = i & 1;
+
+		wrong += (run_step_on(&r, &p, 4, bad_like, false, 12, &runs) ==
+			  STATS_BAD) != bad_like;
+		wild_wrong += (run_step_on(&r, &p, 4, bad_like, true, 12,
+					   &wild_runs) == STATS_BAD) !=
+			      bad_like;
+	}
+	cr_assert_leq((double)wrong / (double)n, 0.015, "%ld", wrong);
+	cr_assert_leq((double)wild_wrong / (double)n, 0.015, "%ld",
+		      wild_wrong);
+	cr_assert_lt((double)runs / (double)n, 1.5, "%zu runs", runs);
+	cr_assert_gt(wild_runs, runs, "%zu vs %zu runs", wild_runs, runs);
 }
 
 /*
