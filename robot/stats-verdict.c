@@ -1071,9 +1071,8 @@ static unsigned fewest_runs(const struct stats_policy *p,
 			    enum stats_verdict expect)
 {
 	if (expect == STATS_NEED_MORE && p->min_runs > 1 &&
-	    p->step_budget > p->budget &&
-	    res->n >= CONTAM_MIN_N && res->s0 > 0 && isinf(c->c_up) &&
-	    isinf(c->c_dn))
+	    p->step_budget > p->budget && res->n >= CONTAM_MIN_N &&
+	    res->s0 > 0 && isinf(c->c_up) && isinf(c->c_dn))
 		return 1;
 	return p->min_runs;
 }

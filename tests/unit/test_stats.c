@@ -492,8 +492,8 @@ Test(stats, zero_variance_decides_at_min_runs)
  */
 Test(stats, one_run_decides_a_step_only_on_known_clean_noise)
 {
-	static const double e[] = { 0.3, -0.5, 1.1,  -1.2, 0.4,	 0.8,
-				    -0.9, 0.1, -0.2, 0.6,  -0.7, 1.0 };
+	static const double e[] = { 0.3,  -0.5, 1.1,  -1.2, 0.4,  0.8,
+				    -0.9, 0.1,	-0.2, 0.6,  -0.7, 1.0 };
 	static const struct {
 		const char *what;
 		size_t anchor_runs;
@@ -525,13 +525,12 @@ Test(stats, one_run_decides_a_step_only_on_known_clean_noise)
 		}
 		stats_set_add(&sc, 90.2);
 		p.step_budget = t[i].strict ? p.budget : 0.2;
-		rc = t[i].confirm ? stats_confirm_verdict(&p, &sg, &sb, &sc,
-							  STATS_BAD, &st, &why) :
-				    stats_step_verdict(&p, &sg, &sb, &sc, &st,
-						       &why);
+		rc = t[i].confirm ?
+			     stats_confirm_verdict(&p, &sg, &sb, &sc, STATS_BAD,
+						   &st, &why) :
+			     stats_step_verdict(&p, &sg, &sb, &sc, &st, &why);
 		cr_assert_eq(rc, 0);
-		cr_assert_eq(st.verdict, t[i].v, "%s: %s", t[i].what,
-			     why.buf);
+		cr_assert_eq(st.verdict, t[i].v, "%s: %s", t[i].what, why.buf);
 		cr_assert(!st.sure, "%s: one run is never sure", t[i].what);
 		if (st.verdict == STATS_NEED_MORE)
 			cr_assert_geq(st.more_runs, 1, "%s", t[i].what);
@@ -1096,11 +1095,9 @@ static double noise(struct rng *r, bool outliers)
  */
 static bool last_sure; /* the last run_step's verdict was sure */
 
-static enum stats_verdict run_step_on(struct rng *r,
-				      const struct stats_policy *p,
-				      double effect, bool bad_like,
-				      bool outliers, int anchor_runs,
-				      size_t *runs)
+static enum stats_verdict
+run_step_on(struct rng *r, const struct stats_policy *p, double effect,
+	    bool bad_like, bool outliers, int anchor_runs, size_t *runs)
 {
 	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
 	struct stats_set c = STATS_SET_INIT;
@@ -1217,8 +1214,7 @@ Test(stats, one_run_steps_keep_their_error_rates, .timeout = 120)
 			      bad_like;
 	}
 	cr_assert_leq((double)wrong / (double)n, 0.015, "%ld", wrong);
-	cr_assert_leq((double)wild_wrong / (double)n, 0.015, "%ld",
-		      wild_wrong);
+	cr_assert_leq((double)wild_wrong / (double)n, 0.015, "%ld", wild_wrong);
 	cr_assert_lt((double)runs / (double)n, 1.5, "%zu runs", runs);
 	cr_assert_gt(wild_runs, runs, "%zu vs %zu runs", wild_runs, runs);
 }
