@@ -16,6 +16,12 @@
 #   check_counts JSON WORKDIR
 #                          the JSON's runs/builds/boots are what the store
 #                          and the toy hooks' own logs counted
+#   check_boot_reuse JSON WORKDIR
+#                          a host booted only to change kernels: a run
+#                          after a good run of the same commit on the same
+#                          host used that run's boot (how many runs a step
+#                          takes is the statistics' business, so this is
+#                          not a ratio of boots to runs)
 
 METRIC=stress-ng.mmapaddr.ops_per_sec
 
@@ -51,4 +57,23 @@ check_counts() {
 	# the toy hooks log every real execution
 	[ "$(wc -l <"$2/toy/builds.log")" -ge "$(json_get "$1" 'r["builds"]')" ] ||
 		fail "fewer builds executed than counted"
+}
+
+check_boot_reuse() {
+	_id=$(json_get "$1" 'r["id"]')
+	_db=$2/robot.db
+	_n=$(sql "$_db" "select count(*) from runs r join runs p on p.id =
+		(select max(q.id) from runs q where q.host = r.host and
+		 q.bisection_id = r.bisection_id and q.id < r.id)
+		where r.bisection_id = $_id and p.commit_sha = r.commit_sha and
+		p.status = 'ok' and r.boot_id != p.boot_id and
+		(select log from boots where id = r.boot_id) != ''")
+	[ "$_n" = 0 ] || fail "$_n runs booted their kernel again after a good run of it"
+	# and there was something to reuse: a commit ran twice in a row
+	_r=$(sql "$_db" "select count(*) from runs r join runs p on p.id =
+		(select max(q.id) from runs q where q.host = r.host and
+		 q.bisection_id = r.bisection_id and q.id < r.id)
+		where r.bisection_id = $_id and p.commit_sha = r.commit_sha and
+		r.boot_id = p.boot_id")
+	[ "$_r" -gt 0 ] || fail "no run shared a boot with the run before it"
 }
