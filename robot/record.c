@@ -17,6 +17,19 @@ void bisection_steps_free(struct bisection_step_rec *v, size_t n)
 	free(v);
 }
 
+int64_t record_detail_int(const char *detail, const char *key, int64_t dflt)
+{
+	size_t k = strlen(key);
+	const char *p = detail;
+
+	while (p && (p = strchr(p, '"'))) {
+		if (!strncmp(p + 1, key, k) && !strncmp(p + 1 + k, "\": ", 3))
+			return strtoll(p + k + 4, NULL, 10);
+		p++;
+	}
+	return dflt;
+}
+
 void run_samples_free(struct run_sample *v, size_t n)
 {
 	size_t i;

@@ -17,6 +17,14 @@ struct bisection_step_rec {
 	double time;
 };
 void bisection_steps_free(struct bisection_step_rec *v, size_t n);
+/*
+ * An integer member of a step's detail, as the session writes it
+ * ({..., "key": 123, ...}): what follows the first `"key": `. Returns
+ * dflt when detail is NULL or has no such member. The session is pure and
+ * reads the few integers it needs back this way; readers that need more
+ * of a detail parse it as JSON (bisection.c).
+ */
+int64_t record_detail_int(const char *detail, const char *key, int64_t dflt);
 
 /* One sample of a bisection: which run, on which host. */
 struct run_sample {

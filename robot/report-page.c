@@ -85,14 +85,6 @@ static void page_steps(struct page *pg, json_t *res)
 	}
 }
 
-static int64_t after_run(const struct bisection_step_rec *st)
-{
-	const char *a = st->detail ? strstr(st->detail, "\"after_run\": ") :
-				     NULL;
-
-	return a ? strtoll(a + 13, NULL, 10) : -1;
-}
-
 /*
  * Every confirmation's runs, the failed ones' too: from its confirm-start
  * (the run id it starts after) to the unconfirmed step that ends it (the
@@ -109,7 +101,7 @@ static int page_confirm_windows(struct page *pg, struct ctx *c, int64_t id)
 	if (store_bisection_steps(c->st, id, &st, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		int64_t a = after_run(&st[i]);
+		int64_t a = record_detail_int(st[i].detail, "after_run", -1);
 
 		if (!strcmp(st[i].kind, "confirm-start") && a >= 0) {
 			RB_ALLOC_GROW(pg->confirm, pg->confirm_nr + 1,

@@ -394,13 +394,11 @@ static void set_fresh(struct sess *s, const char *hex, int64_t after)
  */
 static void fresh_from(struct sess *s, const char *detail)
 {
-	const char *a = detail ? strstr(detail, "\"after_run\": ") : NULL;
 	const char *d = detail ? strstr(detail, "\"drop\": [") : NULL;
-	int64_t after;
+	int64_t after = record_detail_int(detail, "after_run", -1);
 
-	if (!a || !d)
+	if (after < 0 || !d)
 		return;
-	after = strtoll(a + 13, NULL, 10);
 	for (d += 9; *d && *d != ']'; d++) {
 		char hex[RB_OID_HEXSZ + 1];
 
@@ -966,15 +964,12 @@ static int replay(struct sess *s, bool *reproduced)
 		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
 			bool drop = false;
 			enum rb_verdict v = parse_verdict(st[i].verdict);
-			const char *a = st[i].detail ?
-						strstr(st[i].detail,
-						       "\"after_run\": ") :
-						NULL;
+			int64_t a = record_detail_int(st[i].detail,
+						      "after_run", -1);
 
 			/* a confirmation's verdict: on its fresh runs */
-			if (a)
-				set_fresh(s, st[i].commit,
-					  strtoll(a + 13, NULL, 10));
+			if (a >= 0)
+				set_fresh(s, st[i].commit, a);
 			for (j = i + 1; j < n && !drop; j++)
 				drop = dropped_by(&st[j], st[i].commit);
 			if (drop)
@@ -983,13 +978,8 @@ static int replay(struct sess *s, bool *reproduced)
 				return -1;
 			if (v != RB_SKIP) {
 				struct stats_set c = STATS_SET_INIT;
-				const char *d =
-					st[i].detail ?
-						strstr(st[i].detail,
-						       "\"last_run\": ") :
-						NULL;
-				int64_t upto = d ? strtoll(d + 12, NULL, 10) :
-						   -1;
+				int64_t upto = record_detail_int(
+					st[i].detail, "last_run", -1);
 
 				s->decided++;
 				if (s->pol.pool_decided)
@@ -1058,12 +1048,9 @@ static int confirm_start(struct sess *s, const char *culprit, int host,
 		    !strcmp(st[i].kind, "contradiction"))
 			break;
 		if (!strcmp(st[i].kind, "confirm-start") && st[i].commit &&
-		    !strcmp(st[i].commit, culprit) && st[i].detail) {
-			const char *a = strstr(st[i].detail, "\"after_run\": ");
-
-			if (a)
-				*after = strtoll(a + 13, NULL, 10);
-		}
+		    !strcmp(st[i].commit, culprit))
+			*after = record_detail_int(st[i].detail, "after_run",
+						   *after);
 	}
 	if (*after >= 0)
 		return 0;
