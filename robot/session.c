@@ -964,8 +964,8 @@ static int replay(struct sess *s, bool *reproduced)
 		} else if (!strcmp(st[i].kind, "verdict") && st[i].commit) {
 			bool drop = false;
 			enum rb_verdict v = parse_verdict(st[i].verdict);
-			int64_t a = record_detail_int(st[i].detail,
-						      "after_run", -1);
+			int64_t a = record_detail_int(st[i].detail, "after_run",
+						      -1);
 
 			/* a confirmation's verdict: on its fresh runs */
 			if (a >= 0)
