@@ -14,6 +14,7 @@
 #include "sbuf.h"
 #include "session.h"
 #include "store.h"
+#include "svec.h"
 
 static int cmp_oid(const void *a, const void *b)
 {
@@ -481,8 +482,8 @@ static void log_confirm(FILE *f, json_t *d)
 	}
 }
 
-/* Does json array `key` of d list sha? */
-static bool lists(json_t *d, const char *key, const char *sha)
+/* Add the strings of json array `key` of d to set. */
+static void collect(struct svec *set, json_t *d, const char *key)
 {
 	json_t *a = json_object_get(d, key);
 	size_t i;
@@ -490,36 +491,39 @@ static bool lists(json_t *d, const char *key, const char *sha)
 	for (i = 0; i < json_array_size(a); i++) {
 		const char *e = json_string_value(json_array_get(a, i));
 
-		if (e && !strcmp(e, sha))
-			return true;
+		if (e && svec_find(set, e) < 0)
+			svec_push(set, e);
 	}
-	return false;
 }
 
 /*
- * Is verdict step i dropped by a later step (a culprit that did not
- * confirm, or a contradiction: their "drop" and "reopen" lists)? Then it
- * does not stand, and a later verdict of the commit, if any, does.
+ * Which verdict steps are dropped by a later step (a culprit that did not
+ * confirm, or a contradiction: their "drop" and "reopen" lists)? Those do
+ * not stand, and a later verdict of the commit, if any, does. One pass
+ * from the last step back, each drop's detail parsed once: dropped[i] for
+ * every step i.
  */
-static bool dropped_later(const struct bisection_step_rec *s, size_t n,
-			  size_t i)
+static void mark_dropped(const struct bisection_step_rec *s, size_t n,
+			 bool *dropped)
 {
-	size_t j;
-	bool hit = false;
+	struct svec later = SVEC_INIT;
+	size_t i;
 
-	for (j = i + 1; j < n && !hit; j++) {
-		json_t *d;
+	for (i = n; i-- > 0;) {
+		dropped[i] = false;
+		if (!strcmp(s[i].kind, "verdict") && s[i].commit) {
+			dropped[i] = svec_find(&later, s[i].commit) >= 0;
+		} else if ((!strcmp(s[i].kind, "unconfirmed") ||
+			    !strcmp(s[i].kind, "contradiction")) &&
+			   s[i].detail) {
+			json_t *d = json_loads(s[i].detail, 0, NULL);
 
-		if ((strcmp(s[j].kind, "unconfirmed") &&
-		     strcmp(s[j].kind, "contradiction")) ||
-		    !s[j].detail)
-			continue;
-		d = json_loads(s[j].detail, 0, NULL);
-		hit = lists(d, "drop", s[i].commit) ||
-		      lists(d, "reopen", s[i].commit);
-		json_decref(d);
+			collect(&later, d, "drop");
+			collect(&later, d, "reopen");
+			json_decref(d);
+		}
 	}
-	return hit;
+	svec_clear(&later);
 }
 
 int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
@@ -528,6 +532,7 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 	struct bisection_rec rec = { 0 };
 	struct bisection_step_rec *s;
 	json_t *goods;
+	bool *dropped;
 	size_t n, i, k;
 	int r = store_bisection_get(st, id, &rec);
 
@@ -558,6 +563,8 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			json_string_value(json_array_get(goods, k)));
 	fputc('\n', f);
 	json_decref(goods);
+	dropped = xcalloc(n + 1, sizeof(*dropped));
+	mark_dropped(s, n, dropped);
 	for (i = 0; i < n; i++) {
 		json_t *d = s[i].detail ? json_loads(s[i].detail, 0, NULL) :
 					  NULL;
@@ -583,7 +590,6 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 		} else if (!strcmp(s[i].kind, "verdict") && s[i].commit) {
 			const char *v = s[i].verdict;
 			bool skip = strcmp(v, "good") && strcmp(v, "bad");
-			bool dropped = dropped_later(s, n, i);
 
 			fprintf(f, "# %s: ", v);
 			commit_line(f, repo, s[i].commit);
@@ -593,8 +599,9 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 				fprintf(f, " (%s)", jstr(d, "why"));
 			/* a verdict dropped later stays out of a replay */
 			fprintf(f, "\n%sgit bisect %s %s%s\n",
-				dropped ? "# " : "", skip ? "skip" : v,
-				s[i].commit, dropped ? " (dropped later)" : "");
+				dropped[i] ? "# " : "", skip ? "skip" : v,
+				s[i].commit,
+				dropped[i] ? " (dropped later)" : "");
 		} else if (!strcmp(s[i].kind, "confirmed") ||
 			   !strcmp(s[i].kind, "unconfirmed") ||
 			   !strcmp(s[i].kind, "contradiction")) {
@@ -628,6 +635,7 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			fputc('\n', f);
 		}
 	}
+	free(dropped);
 	bisection_steps_free(s, n);
 	bisection_rec_release(&rec);
 	return 0;
