@@ -7,6 +7,7 @@
 #include "bisection.h"
 #include "context.h"
 #include "job.h"
+#include "lava-exec.h"
 #include "payload.h"
 #include "repo.h"
 #include "runner.h"
@@ -250,6 +251,22 @@ int bisection_run(struct bisection_run *r)
 		rb_error("%s", why);
 		free(why);
 		goto out;
+	}
+	/*
+	 * A LAVA job a killed robot of this bisection left queued or
+	 * running (its row never opened again: the resumed session tested
+	 * other commits there) is of no use now; the lab gets its device
+	 * back. Nothing else of the bisection waits on a job any more.
+	 */
+	if (q->ctx->lab.lava.url) {
+		size_t n;
+
+		if (lava_cancel_waiting(&q->ctx->lab, q->ctx->st, r->id, &n) <
+		    0)
+			rb_warn("%s", rb_errmsg());
+		else if (n)
+			rb_notice("%zu LAVA job%s a robot before left canceled",
+				  n, n == 1 ? "" : "s");
 	}
 	r->status = xstrdup(session_status_name(res.status));
 	if (res.status == SESSION_FOUND)

@@ -374,6 +374,12 @@ struct batch {
 	char *key; /* the job's axes in the store */
 	struct lava_job_rec rec;
 	struct lava_slot *s;
+	/*
+	 * The row this robot added and submitted at the first try: the one
+	 * batch whose job cannot have strays (see strays()), looked for
+	 * once, at its end; any other is looked for at every poll
+	 */
+	int64_t own;
 };
 
 static const struct lab *lab_of(const struct batch *b)
@@ -447,6 +453,53 @@ static void server_back(struct batch *b)
 }
 
 /*
+ * Cancel and record every other job of the batch's name (strays: a
+ * submit that reached the server although its robot never heard back,
+ * killed or timed out, and the submit after it). The server may create
+ * such a job well after the robot looked for it (it was still taking the
+ * killed robot's request), so this is asked while the batch's own job is
+ * waited on, not only before it is submitted. A server that does not
+ * answer now is asked again at the next poll.
+ */
+static int strays(struct batch *b)
+{
+	struct lava_client *c = &b->s->c;
+	long *ids;
+	size_t n, i;
+	int ret = 0;
+
+	if (lava_find_all(c, b->rec.name, &ids, &n) < 0)
+		return 0;
+	for (i = 0; i < n && !ret; i++) {
+		char *msg;
+		int known;
+
+		if (ids[i] == (long)b->rec.lava_id)
+			continue;
+		known = store_lava_known(b->m->r->st, ids[i]);
+		if (known < 0) {
+			ret = -1;
+			break;
+		}
+		if (known)
+			continue;
+		/* one that ended already: a 4xx, and still recorded */
+		if (lava_cancel(c, ids[i]) < 0 && c->infra)
+			break;
+		msg = xstrfmt("a second job of '%s' (LAVA job %ld is the "
+			      "batch's): canceled",
+			      b->rec.name, (long)b->rec.lava_id);
+		rb_warn("%s: LAVA job %ld is a stray of job %ld (a submit "
+			"whose answer never came back): canceled",
+			b->m->host->name, ids[i], (long)b->rec.lava_id);
+		ret = store_lava_stray(b->m->r->st, b->rec.id, ids[i], msg);
+		free(msg);
+	}
+	free(ids);
+	return ret;
+}
+
+/*
  * Submit the batch whose row is b->rec ("submitting"): unless the server
  * already has a job of its name (a robot killed after its submit).
  * 0 submitted (rec is "submitted"), 1 infrastructure (why says it),
@@ -483,6 +536,8 @@ static int submit(struct batch *b, struct sbuf *why)
 	b->rec.lava_id = id;
 	free(b->rec.state);
 	b->rec.state = xstrdup("submitted");
+	if (found && strays(b) < 0)
+		goto out;
 	if (!b->m->r->quiet)
 		rb_notice("%s: LAVA job %ld boots %.12s (%ld runs)",
 			  b->m->host->name, id, b->commit,
@@ -516,7 +571,10 @@ static int new_batch(struct batch *b, struct sbuf *why)
 		b->rec.name = name;
 		b->rec.runs = (int)lab_of(b)->lava.runs_per_job;
 		b->rec.state = xstrdup("submitting");
-		return submit(b, why);
+		ret = submit(b, why);
+		if (ret == 0)
+			b->own = id;
+		return ret;
 	}
 	free(name);
 	return -1;
@@ -639,6 +697,10 @@ static int wait_job(struct batch *b, struct sbuf *why)
 			continue;
 		}
 		server_back(b);
+		if ((lj.finished || b->rec.id != b->own) && strays(b) < 0) {
+			lava_job_release(&lj);
+			return -1;
+		}
 		if (lj.finished) {
 			r = finish(b, &lj, why);
 			lava_job_release(&lj);

@@ -289,31 +289,55 @@ out:
 	return ret;
 }
 
-int lava_find(struct lava_client *c, const char *name, long *id)
+int lava_find_all(struct lava_client *c, const char *name, long **ids,
+		  size_t *n)
 {
 	json_t *j = NULL, *res;
 	char *esc, *path;
 	CURL *curl = curl_easy_init();
+	size_t i, alloc = 0;
 	int ret = -1;
 
-	*id = 0;
+	*ids = NULL;
+	*n = 0;
 	if (!curl)
 		rb_die("out of memory initialising libcurl");
 	esc = curl_easy_escape(curl, name, 0);
-	path = xstrfmt("/api/v0.2/jobs/?description=%s&ordering=id", esc);
+	path = xstrfmt("/api/v0.2/jobs/?description=%s&ordering=id&limit=100",
+		       esc);
 	curl_free(esc);
 	curl_easy_cleanup(curl);
 	if (request(c, path, NULL, &j) < 0)
 		goto out;
 	res = json_object_get(j, "results");
-	if (json_array_size(res) > 0)
-		*id = (long)json_integer_value(
-			json_object_get(json_array_get(res, 0), "id"));
-	ret = *id > 0 ? 1 : 0;
+	for (i = 0; i < json_array_size(res); i++) {
+		long id = (long)json_integer_value(
+			json_object_get(json_array_get(res, i), "id"));
+
+		if (id <= 0)
+			continue;
+		RB_ALLOC_GROW(*ids, *n + 1, alloc);
+		(*ids)[(*n)++] = id;
+	}
+	ret = 0;
 out:
 	json_decref(j);
 	free(path);
 	return ret;
+}
+
+int lava_find(struct lava_client *c, const char *name, long *id)
+{
+	long *ids;
+	size_t n;
+
+	*id = 0;
+	if (lava_find_all(c, name, &ids, &n) < 0)
+		return -1;
+	if (n)
+		*id = ids[0];
+	free(ids);
+	return n ? 1 : 0;
 }
 
 static char *json_str(json_t *o, const char *key)

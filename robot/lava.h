@@ -55,6 +55,14 @@ struct sbuf;
 int lava_submit(struct lava_client *c, const char *definition, long *id);
 /* The oldest job whose name (description) is name: 1 found, 0 none, -1. */
 int lava_find(struct lava_client *c, const char *name, long *id);
+/*
+ * Every job whose name is name, oldest first (*ids malloc'd, NULL when
+ * none). A name is the robot's promise of one job: more than one means a
+ * submit that reached the server although its robot never heard back (it
+ * was killed, or the answer timed out) and a second one after it.
+ */
+int lava_find_all(struct lava_client *c, const char *name, long **ids,
+		  size_t *n);
 
 /* A job as the server sees it. */
 struct lava_job {

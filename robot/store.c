@@ -562,6 +562,34 @@ int store_lava_finish(struct store *st, int64_t id, const char *state,
 		      "snsI", state, boot_id, message, id);
 }
 
+int store_lava_stray(struct store *st, int64_t of, int64_t lava_id,
+		     const char *message)
+{
+	return db_run(st->db, NULL,
+		      "INSERT OR IGNORE INTO lava_jobs (name, lava_id, host,"
+		      " commit_sha, job_key, runs, state, message, submitted,"
+		      " finished, bisection_id)"
+		      " SELECT name || ' (stray job ' || ?2 || ')', ?2, host,"
+		      " commit_sha, job_key, runs, 'canceled', ?3,"
+		      " (julianday('now') - 2440587.5) * 86400.0,"
+		      " (julianday('now') - 2440587.5) * 86400.0, bisection_id"
+		      " FROM lava_jobs WHERE id = ?1",
+		      "IIs", of, lava_id, message);
+}
+
+int store_lava_known(struct store *st, int64_t lava_id)
+{
+	sqlite3_stmt *s;
+	int n;
+
+	if (db_query(st->db, &s,
+		     "SELECT COUNT(*) FROM lava_jobs WHERE lava_id = ?", "I",
+		     lava_id) < 0 ||
+	    db_get(st->db, s, "read lava_jobs", "i", &n) < 0)
+		return -1;
+	return n > 0;
+}
+
 #define LAVA_COLS                                                            \
 	"id, name, COALESCE(lava_id, 0), runs, state, COALESCE(boot_id, 0)," \
 	" message"

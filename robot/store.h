@@ -137,6 +137,17 @@ int store_lava_submitted(struct store *st, int64_t id, int64_t lava_id);
 int store_lava_finish(struct store *st, int64_t id, const char *state,
 		      int64_t boot_id, const char *message);
 /*
+ * A stray: a second LAVA job of batch `of`'s name (a submit whose answer
+ * never reached its robot, then another), canceled by the robot. Kept as
+ * a row of its own, "canceled", named "<name> (stray job N)", with the
+ * batch's host, commit and job, so that the store names every job the
+ * server ran. Recording the same stray again changes nothing. 0 or -1.
+ */
+int store_lava_stray(struct store *st, int64_t of, int64_t lava_id,
+		     const char *message);
+/* Does a row name LAVA job lava_id? 1 yes, 0 no, -1 error. */
+int store_lava_known(struct store *st, int64_t lava_id);
+/*
  * The newest batch of host, commit and job that is still to wait on or
  * has outputs left: 1 found, 0 none, -1 error.
  */
