@@ -30,8 +30,9 @@ struct sbuf;
  * the server took the mail is unknown, so it is not sent again unless
  * forced.
  *
- * NEEDSWORK: the bisection store will record which mail belongs to which
- * bisection; the outbox stays the one place that knows what was sent.
+ * A bisection's stored result names its mail's path ("mail",
+ * bisection_set_mail); the outbox stays the one place that knows what
+ * was sent.
  */
 enum rb_outbox_state {
 	RB_OUTBOX_DRAFTED,
