@@ -265,7 +265,8 @@ int bisection_run(struct bisection_run *r)
 		    0)
 			rb_warn("%s", rb_errmsg());
 		else if (n)
-			rb_notice("%zu LAVA job%s a robot before left canceled",
+			rb_notice("canceled %zu LAVA job%s an earlier robot "
+				  "left",
 				  n, n == 1 ? "" : "s");
 	}
 	r->status = xstrdup(session_status_name(res.status));
