@@ -261,8 +261,10 @@ int bisection_run(struct bisection_run *r)
 	if (q->ctx->lab.lava.url) {
 		size_t n;
 
-		if (lava_cancel_waiting(&q->ctx->lab, q->ctx->st, r->id, &n) <
-		    0)
+		if (lava_cancel_waiting(&q->ctx->lab, q->ctx->st, r->id,
+					"canceled at the end of its bisection: "
+					"an earlier robot left it",
+					&n) < 0)
 			rb_warn("%s", rb_errmsg());
 		else if (n)
 			rb_notice("canceled %zu LAVA job%s an earlier robot "

@@ -857,7 +857,7 @@ out:
 /* --- bisect reset ------------------------------------------------------- */
 
 int lava_cancel_waiting(const struct lab *lab, struct store *st,
-			int64_t bisection_id, size_t *n)
+			int64_t bisection_id, const char *why, size_t *n)
 {
 	struct lava_job_rec *jobs = NULL;
 	struct lava_client c;
@@ -881,8 +881,7 @@ int lava_cancel_waiting(const struct lab *lab, struct store *st,
 		if (id && lava_cancel(&c, id) < 0 &&
 		    !strstr(rb_errmsg(), "HTTP 4"))
 			break;
-		if (store_lava_finish(st, jobs[i].id, "canceled", 0,
-				      "canceled by robot bisect reset") < 0)
+		if (store_lava_finish(st, jobs[i].id, "canceled", 0, why) < 0)
 			break;
 		(*n)++;
 	}

@@ -75,9 +75,10 @@ bool lava_run_output(const char *console, int n, struct sbuf *text, int *rc);
 
 /*
  * Cancel the LAVA jobs of a bisection (0: all of the store) that are
- * still queued or running, and mark them canceled; *n how many. 0 or -1.
+ * still queued or running, and mark them canceled with the message why;
+ * *n how many. 0 or -1.
  */
 int lava_cancel_waiting(const struct lab *lab, struct store *st,
-			int64_t bisection_id, size_t *n);
+			int64_t bisection_id, const char *why, size_t *n);
 
 #endif

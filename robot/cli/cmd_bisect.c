@@ -376,7 +376,9 @@ static int do_reset(int argc, char **argv)
 	if (lab.lava.url) {
 		size_t n;
 
-		if (lava_cancel_waiting(&lab, st, id, &n) < 0) {
+		if (lava_cancel_waiting(&lab, st, id,
+					"canceled by robot bisect reset",
+					&n) < 0) {
 			rb_error("bisection %ld kept: %s", id, rb_errmsg());
 			goto fail;
 		}
