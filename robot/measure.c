@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one measure path (measure.h). */
 
+#include <unistd.h>
+
 #include "robot.h"
 #include "infra.h"
 #include "lab.h"
@@ -56,20 +58,30 @@ int measure_once(struct measure *m, const char *commit,
 	struct statset own = STATSET_INIT;
 	enum step_outcome so;
 	enum run_status rs;
-	int ret = -1;
+	int ret = -1, use = -1;
 
 	memset(res, 0, sizeof(*res));
 	sbuf_reset(why);
 	res->stage = MEASURE_BUILD;
-	if (!was_built(m, commit)) {
+	/*
+	 * A host that runs the commit already needs no artifact. Else,
+	 * with a cache limit, the artifact is held from its build (or the
+	 * check that it is still there) to the end of the boot.
+	 */
+	if (strcmp(m->booted, commit) && m->r->lab->builds.cache_bytes &&
+	    (use = runner_artifact_hold(m->r, commit)) < 0)
+		return -1;
+	if (strcmp(m->booted, commit) && !was_built(m, commit)) {
 		double t0 = rb_monotonic();
 
 		if (runner_build(m->r, commit, &so, why) < 0)
-			return -1;
+			goto out;
 		res->build_wait = rb_monotonic() - t0;
 		res->outcome = of_step(so);
-		if (so != STEP_OK)
-			return 0;
+		if (so != STEP_OK) {
+			ret = 0;
+			goto out;
+		}
 		memcpy(m->built[1], m->built[0], sizeof(m->built[0]));
 		snprintf(m->built[0], sizeof(m->built[0]), "%s", commit);
 	}
@@ -83,11 +95,17 @@ int measure_once(struct measure *m, const char *commit,
 		m->booted[0] = '\0';
 		if (runner_boot(m->r, m->host, commit, &m->boot_id, &so, why) <
 		    0)
-			return -1;
+			goto out;
 		res->outcome = of_step(so);
-		if (so != STEP_OK)
-			return 0;
+		if (so != STEP_OK) {
+			ret = 0;
+			goto out;
+		}
 		snprintf(m->booted, sizeof(m->booted), "%s", commit);
+	}
+	if (use >= 0) {
+		close(use);
+		use = -1;
 	}
 	res->stage = MEASURE_RUN;
 	if (runner_run(m->r, m->host, commit, m->boot_id, &rs,
@@ -109,6 +127,8 @@ int measure_once(struct measure *m, const char *commit,
 	}
 	ret = 0;
 out:
+	if (use >= 0)
+		close(use);
 	statset_release(&own);
 	return ret;
 }

@@ -3,6 +3,7 @@
  * Lab execution: build, boot and payload runs, each recorded in the store
  * before anyone acts on it.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -520,6 +521,63 @@ struct cached {
 	bool kept; /* among the CACHE_KEEP boxes used last */
 };
 
+/* a directory <40 hex>-<kconfig>-<compiler>: what runner_artifact_dir
+ * names (beside it: its .lock and .use files) */
+static bool is_artifact(const char *top, const char *name)
+{
+	struct stat st;
+	char *path;
+	size_t i;
+	bool dir;
+
+	for (i = 0; i < RB_OID_HEXSZ; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return false;
+	if (name[i] != '-')
+		return false;
+	path = xstrfmt("%s/%s", top, name);
+	dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	free(path);
+	return dir;
+}
+
+/* dir + suffix locked exclusively without waiting, or -1 */
+static int try_lock(const char *dir, const char *suffix)
+{
+	char *path = xstrfmt("%s%s", dir, suffix);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int runner_artifact_hold(const struct runner *r, const char *commit)
+{
+	char *art = runner_artifact_dir(r, commit);
+	char *path = xstrfmt("%s.use", art);
+	char *top = xstrfmt("%s/artifacts", r->lab->workdir);
+	int fd = -1;
+
+	if (rb_mkdir_p(top) < 0)
+		goto out;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_SH) < 0) {
+		rb_error("cannot lock '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+out:
+	free(art);
+	free(path);
+	free(top);
+	return fd;
+}
+
 static int by_use(const void *a, const void *b)
 {
 	const struct cached *x = a, *y = b;
@@ -529,13 +587,15 @@ static int by_use(const void *a, const void *b)
 
 /*
  * Keep WORKDIR/artifacts under the lab's builds.cache: the least recently
- * used complete artifacts go first (a build, or a reuse, touches the
- * marker), never one that is locked (being built), `keep` (just built) or
- * among the CACHE_KEEP that boxes used most recently (a box may be
- * booting one of them, and a boot does not hold the artifact's lock;
- * builds ahead that no box used yet do not push them out). Artifacts
- * without the marker (half-written by a killed robot, or a skip) count
- * but are removed only when complete ones do not make room.
+ * used complete artifacts go first (a build, or a host's reuse, touches
+ * the marker), never one that is locked (being built), in use (a host
+ * holds it: runner_artifact_hold), `keep` (just built) or among the
+ * CACHE_KEEP that boxes used most recently (the likeliest to be wanted
+ * again; builds ahead that no box used yet do not push them out).
+ * Artifacts without the marker (half-written by a killed robot, or a
+ * skip) count but are removed only when complete ones do not make room.
+ * Only artifact directories (<commit>-<kconfig>-<compiler>) are looked at:
+ * artifacts/lava/ (LAVA's initrds) is not the cache's.
  */
 static void cache_trim(const struct runner *r, const char *keep)
 {
@@ -554,7 +614,7 @@ static void cache_trim(const struct runner *r, const char *keep)
 		struct stat st;
 		char *dir, *marker, *ahead;
 
-		if (e->d_name[0] == '.' || rb_ends_with(e->d_name, ".lock"))
+		if (!is_artifact(top, e->d_name))
 			continue;
 		dir = xstrfmt("%s/%s", top, e->d_name);
 		marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
@@ -581,20 +641,18 @@ static void cache_trim(const struct runner *r, const char *keep)
 			kept++;
 		}
 	for (i = 0; i < nr && total > limit; i++) {
-		char *lockp = xstrfmt("%s.lock", v[i].dir);
-		int fd;
+		int fd, use;
 
-		if (v[i].kept || !strcmp(v[i].dir, keep)) {
-			free(lockp);
+		if (v[i].kept || !strcmp(v[i].dir, keep))
 			continue;
-		}
-		fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    rb_remove_tree(v[i].dir) == 0)
+		fd = try_lock(v[i].dir, ".lock");
+		use = fd >= 0 ? try_lock(v[i].dir, ".use") : -1;
+		if (use >= 0 && rb_remove_tree(v[i].dir) == 0)
 			total -= RB_MIN(total, v[i].bytes);
+		if (use >= 0)
+			close(use);
 		if (fd >= 0)
 			close(fd);
-		free(lockp);
 	}
 	for (i = 0; i < nr; i++)
 		free(v[i].dir);
@@ -704,8 +762,11 @@ static int build_held(struct runner *r, const char *commit, const char *art,
 
 	*out = STEP_INFRA;
 	if (rb_file_exists(done)) {
-		/* its use, for the cache's least recently used rule */
-		utimensat(AT_FDCWD, done, NULL, 0);
+		/* a box's use, for the cache's least recently used rule (a
+		 * build ahead that finds it there is no use: it would push
+		 * the kernels boxes use out of those the cache keeps) */
+		if (!ahead)
+			utimensat(AT_FDCWD, done, NULL, 0);
 		if (!ahead && unlink(unused) < 0 && errno != ENOENT) {
 			rb_error("cannot remove '%s': %s", unused,
 				 strerror(errno));

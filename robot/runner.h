@@ -106,6 +106,16 @@ void runner_release(struct runner *r);
 char *runner_artifact_dir(const struct runner *r, const char *commit);
 
 /*
+ * A host's use of commit's artifact: a shared lock on
+ * artifacts/<commit>-<kconfig>-<compiler>.use, taken before its build (or
+ * its reuse) and held until the host is done reading the artifact (its
+ * boot, or its LAVA job). The artifact cache (builds.cache) never removes
+ * an artifact in use. Returns the lock's descriptor (close it to release),
+ * or -1 with the error set.
+ */
+int runner_artifact_hold(const struct runner *r, const char *commit);
+
+/*
  * Build commit (40 hex). *out says how it went; why gets a one-line reason
  * for SKIP and INFRA. Returns -1 only when the robot itself failed (store,
  * checkout of a commit that does not exist, out of disk for logs).
