@@ -17,9 +17,9 @@ struct sbuf;
  * run, the nightly and the bisection workers do it:
  *
  *   build   runner_build (the artifact is reused when complete; the last
- *           two commits built are not even checked again, unless a cache
- *           limit may have removed them; nothing when the host runs the
- *           commit already). With a cache limit the artifact is held
+ *           two commits built are not even checked again, unless there
+ *           is a cache limit; nothing when the host runs the commit
+ *           already). With a cache limit the artifact is held
  *           (runner_artifact_hold) until the boot is over
  *   boot    runner_boot, only when the host runs another commit (or a run
  *           failed for the infrastructure: the box may be gone)
