@@ -41,7 +41,10 @@ struct build_gate;
  *   slots/<slot>/build/<kconfig>-<compiler>/   object dirs (ROBOT_BUILD_DIR),
  *                            at the same place relative to the worktree in
  *                            every slot, so that ccache hits across slots
- *   artifacts/<commit>-<kconfig>-<compiler>/   (ROBOT_ARTIFACT_DIR)
+ *   artifacts/<commit>-<kconfig>-<compiler>/   (ROBOT_ARTIFACT_DIR), and
+ *                            beside it its .lock (held by its build) and
+ *                            .use (shared by the hosts using it)
+ *   artifacts/lava/          LAVA batches' initrds (lava-exec.c)
  *   logs/                    hook logs
  *   results/<testcase>/<path_params>/<host>/<rootfs>/<kconfig>/<compiler>/
  *           <commit>/<run>/  one payload run; matrix.json per commit dir
