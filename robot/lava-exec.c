@@ -854,7 +854,7 @@ out:
 	return ret;
 }
 
-/* --- bisect reset ------------------------------------------------------- */
+/* --- bisect reset, a bisection's end ---------------------------------- */
 
 int lava_cancel_waiting(const struct lab *lab, struct store *st,
 			int64_t bisection_id, const char *why, size_t *n)

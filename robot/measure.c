@@ -54,6 +54,7 @@ int measure_once(struct measure *m, const char *commit,
 	enum step_outcome so;
 	enum run_status rs;
 	int ret = -1, use = -1;
+	bool runs_it = !strcmp(m->booted, commit);
 
 	memset(res, 0, sizeof(*res));
 	sbuf_reset(why);
@@ -63,10 +64,10 @@ int measure_once(struct measure *m, const char *commit,
 	 * with a cache limit, the artifact is held from its build (or the
 	 * check that it is still there) to the end of the boot.
 	 */
-	if (strcmp(m->booted, commit) && m->r->lab->builds.cache_bytes &&
+	if (!runs_it && m->r->lab->builds.cache_bytes &&
 	    (use = runner_artifact_hold(m->r, commit)) < 0)
 		return -1;
-	if (strcmp(m->booted, commit) && !was_built(m, commit)) {
+	if (!runs_it && !was_built(m, commit)) {
 		double t0 = rb_monotonic();
 
 		if (runner_build(m->r, commit, &so, why) < 0)
@@ -86,7 +87,7 @@ int measure_once(struct measure *m, const char *commit,
 		goto out;
 	}
 	res->stage = MEASURE_BOOT;
-	if (strcmp(m->booted, commit)) {
+	if (!runs_it) {
 		m->booted[0] = '\0';
 		if (runner_boot(m->r, m->host, commit, &m->boot_id, &so, why) <
 		    0)

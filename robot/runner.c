@@ -3,7 +3,6 @@
  * Lab execution: build, boot and payload runs, each recorded in the store
  * before anyone acts on it.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -521,37 +520,27 @@ struct cached {
 	bool kept; /* among the CACHE_KEEP boxes used last */
 };
 
-/* a directory <40 hex>-<kconfig>-<compiler>: what runner_artifact_dir
- * names (beside it: its .lock and .use files) */
-static bool is_artifact(const char *top, const char *name)
+/* path, opened (created) and flock'd with op; -1 with errno kept */
+static int lock_path(const char *path, int op)
 {
-	struct stat st;
-	char *path;
-	size_t i;
-	bool dir;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), err;
 
-	for (i = 0; i < RB_OID_HEXSZ; i++)
-		if (!isxdigit((unsigned char)name[i]))
-			return false;
-	if (name[i] != '-')
-		return false;
-	path = xstrfmt("%s/%s", top, name);
-	dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-	free(path);
-	return dir;
+	if (fd >= 0 && flock(fd, op) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		fd = -1;
+	}
+	return fd;
 }
 
 /* dir + suffix locked exclusively without waiting, or -1 */
 static int try_lock(const char *dir, const char *suffix)
 {
 	char *path = xstrfmt("%s%s", dir, suffix);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = lock_path(path, LOCK_EX | LOCK_NB);
 
 	free(path);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		fd = -1;
-	}
 	return fd;
 }
 
@@ -562,16 +551,8 @@ int runner_artifact_hold(const struct runner *r, const char *commit)
 	char *top = xstrfmt("%s/artifacts", r->lab->workdir);
 	int fd = -1;
 
-	if (rb_mkdir_p(top) < 0)
-		goto out;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_SH) < 0) {
+	if (rb_mkdir_p(top) == 0 && (fd = lock_path(path, LOCK_SH)) < 0)
 		rb_error("cannot lock '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-out:
 	free(art);
 	free(path);
 	free(top);
@@ -611,12 +592,21 @@ static void cache_trim(const struct runner *r, const char *keep)
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
+		char *dir, *marker, *ahead, hex[RB_OID_HEXSZ + 1];
+		uint8_t oid[RB_OID_RAWSZ];
 		struct stat st;
-		char *dir, *marker, *ahead;
 
-		if (!is_artifact(top, e->d_name))
+		/* <commit>-<kconfig>-<compiler> directories only (beside
+		 * them: their .lock and .use files) */
+		snprintf(hex, sizeof(hex), "%.*s", RB_OID_HEXSZ, e->d_name);
+		if (rb_oid_from_hex(oid, hex) < 0 ||
+		    e->d_name[RB_OID_HEXSZ] != '-')
 			continue;
 		dir = xstrfmt("%s/%s", top, e->d_name);
+		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(dir);
+			continue;
+		}
 		marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
 		ahead = xstrfmt("%s/" ARTIFACT_AHEAD, dir);
 		RB_ALLOC_GROW(v, nr + 1, alloc);
@@ -900,12 +890,8 @@ static int build(struct runner *r, const char *commit, bool ahead,
 		goto out;
 	/* hosts that need the same commit wait for one build; a build
 	 * ahead leaves a commit being built to its builder */
-	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	lockfd = lock_path(lockp, LOCK_EX | (ahead ? LOCK_NB : 0));
 	if (lockfd < 0) {
-		rb_error("cannot lock '%s': %s", lockp, strerror(errno));
-		goto out;
-	}
-	if (flock(lockfd, LOCK_EX | (ahead ? LOCK_NB : 0)) < 0) {
 		if (ahead && errno == EWOULDBLOCK)
 			ret = 2; /* another runner builds it */
 		else

@@ -120,25 +120,31 @@ static void build(int i, bool ahead)
 	sbuf_release(&why);
 }
 
-static bool there(int i)
+/* commit i's completion marker (malloc'd) */
+static char *marker_of(int i)
 {
 	char *dir = runner_artifact_dir(&r, commit[i]);
 	char *marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
-	bool yes = rb_file_exists(marker);
 
 	free(dir);
+	return marker;
+}
+
+static bool there(int i)
+{
+	char *marker = marker_of(i);
+	bool yes = rb_file_exists(marker);
+
 	free(marker);
 	return yes;
 }
 
 static struct timespec used(int i)
 {
-	char *dir = runner_artifact_dir(&r, commit[i]);
-	char *marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
+	char *marker = marker_of(i);
 	struct stat s;
 
 	cr_assert_eq(stat(marker, &s), 0);
-	free(dir);
 	free(marker);
 	return s.st_mtim;
 }
@@ -177,12 +183,11 @@ Test(artifact_cache, build_ahead_is_no_use)
 {
 	struct timespec past = { .tv_sec = 1000000000 },
 			now[2] = { { .tv_nsec = UTIME_OMIT }, past };
-	char *dir, *marker;
+	char *marker;
 	struct timespec t;
 
 	build(0, false);
-	dir = runner_artifact_dir(&r, commit[0]);
-	marker = xstrfmt("%s/" ARTIFACT_COMPLETE, dir);
+	marker = marker_of(0);
 	cr_assert_eq(utimensat(AT_FDCWD, marker, now, 0), 0);
 	build(0, true);
 	t = used(0);
@@ -190,6 +195,5 @@ Test(artifact_cache, build_ahead_is_no_use)
 	build(0, false);
 	t = used(0);
 	cr_expect_gt(t.tv_sec, past.tv_sec, "a box's reuse did not count");
-	free(dir);
 	free(marker);
 }
