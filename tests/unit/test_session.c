@@ -105,6 +105,23 @@ static int bisect(struct fake *f, struct session_outcome_info *out,
 	return session_mem_run(&f->m, &pol, out);
 }
 
+/* A bisection of the model on `hosts` hosts that must name commit k. */
+static void bisect_to(struct fake *f, int hosts, int k,
+		      struct session_outcome_info *out)
+{
+	fake_init(f, hosts);
+	cr_assert_eq(bisect(f, out, NULL), 0, "%s", rb_errmsg());
+	cr_assert_eq(out->status, SESSION_FOUND, "%s: %s",
+		     session_status_name(out->status), out->message);
+	cr_assert_str_eq(out->culprit, hex(k));
+}
+
+static void release(struct fake *f, struct session_outcome_info *out)
+{
+	session_outcome_release(out);
+	session_mem_release(&f->m);
+}
+
 Test(session, finds_and_confirms_the_culprit)
 {
 	struct fake f = {
@@ -112,18 +129,14 @@ Test(session, finds_and_confirms_the_culprit)
 	};
 	struct session_outcome_info out;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(11));
+	bisect_to(&f, 1, 11, &out);
 	cr_assert_eq(out.parents_nr, 1);
 	cr_assert_str_eq(out.parents[0], hex(10));
 	cr_assert_gt(out.confidence, 0.98);
 	cr_assert_float_eq(out.threshold, 85, 5);
 	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 1);
 	cr_assert_eq(session_mem_count_steps(&f.m, "finish", NULL), 1);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /* The first commit of a topic branch from commit 30 on (-1: none): its
@@ -167,8 +180,7 @@ Test(session, finds_the_culprit_in_a_history_with_merges)
 	cr_assert_eq(out.parents_nr, 1);
 	cr_assert_eq(session_mem_commit(&f.m, out.parents[0]),
 		     g.par[culprit][0]);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 	session_mem_graph_release(&g);
 }
 
@@ -216,8 +228,7 @@ Test(session, culprit_whose_parent_does_not_build)
 					     "\"reopen\": ["),
 		     2);
 	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 0);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 	session_mem_graph_release(&g);
 }
 
@@ -237,17 +248,13 @@ Test(session, names_the_step_that_crosses_and_its_share)
 			  .rng = 11 };
 	struct session_outcome_info out;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(13));
+	bisect_to(&f, 1, 13, &out);
 	cr_assert(out.has_share);
 	cr_assert(out.share.lo <= 2.0 / 3 && 2.0 / 3 <= out.share.hi,
 		  "%g [%g, %g]", out.share.share, out.share.lo, out.share.hi);
 	cr_assert_gt(out.share.before, 0.2, "%g", out.share.before);
 	cr_assert_lt(fabs(out.share.after), 0.1, "%g", out.share.after);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /*
@@ -288,11 +295,7 @@ Test(session, an_unconfirmed_culprit_drops_the_verdicts_between_the_levels)
 	const char *c9 = hex(9);
 	size_t i, wider = 0;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s: %s",
-		     session_status_name(out.status), out.message);
-	cr_assert_str_eq(out.culprit, hex(13));
+	bisect_to(&f, 1, 13, &out);
 	st = f.m.steps;
 	for (i = 0; i < f.m.steps_nr; i++) {
 		const char *d, *r;
@@ -310,8 +313,7 @@ Test(session, an_unconfirmed_culprit_drops_the_verdicts_between_the_levels)
 	cr_assert_geq(wider, 1,
 		      "c9's verdict was neither dropped nor opened "
 		      "again");
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /*
@@ -337,11 +339,7 @@ Test(session, a_parent_found_bad_in_the_confirmation_is_a_verdict)
 	const char *c14 = hex(14), *c15 = hex(15);
 	size_t i, flips = 0, unconfirmed = 0;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s: %s",
-		     session_status_name(out.status), out.message);
-	cr_assert_str_eq(out.culprit, hex(11));
+	bisect_to(&f, 1, 11, &out);
 	st = f.m.steps;
 	for (i = 0; i < f.m.steps_nr; i++) {
 		if (!strcmp(st[i].kind, "unconfirmed")) {
@@ -364,8 +362,7 @@ Test(session, a_parent_found_bad_in_the_confirmation_is_a_verdict)
 	cr_assert_eq(unconfirmed, 1);
 	cr_assert_eq(flips, 1);
 	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 1);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 Test(session, null_history_is_not_reproduced)
@@ -380,8 +377,7 @@ Test(session, null_history_is_not_reproduced)
 		  out.message);
 	/* only the endpoints ran */
 	cr_assert_eq(f.m.runs, f.m.kind_runs[MEM_ENDPOINT]);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /* A drop too small for the threshold asked: not reproduced. */
@@ -395,8 +391,7 @@ Test(session, threshold_beyond_the_change)
 	fake_init(&f, 1);
 	cr_assert_eq(bisect(&f, &out, "-20%"), 0, "%s", rb_errmsg());
 	cr_assert_eq(out.status, SESSION_NOT_REPRODUCED, "%s", out.message);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /* Zero-variance data (QEMU under icount) decide at the minimum runs. */
@@ -405,14 +400,10 @@ Test(session, zero_variance)
 	struct fake f = { .culprit = 7, .fast = 47, .slow = 42, .rng = 4 };
 	struct session_outcome_info out;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(7));
+	bisect_to(&f, 1, 7, &out);
 	cr_assert_lt(f.m.runs, 40, "%ld runs for deterministic numbers",
 		     f.m.runs);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /* The culprit's neighbours cannot be built: git's only-skipped list. */
@@ -433,8 +424,7 @@ Test(session, only_skipped_left)
 	for (i = 0; i < out.list_nr; i++)
 		has9 |= !strcmp(out.list[i], hex(9));
 	cr_assert(has9, "the culprit is not in the list");
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /*
@@ -456,10 +446,7 @@ Test(session, unconfirmed_culprit_goes_back_into_the_range)
 	const struct bisection_step_rec *st;
 	size_t i, unconfirmed = 0;
 
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(11));
+	bisect_to(&f, 1, 11, &out);
 	st = f.m.steps;
 	for (i = 0; i < f.m.steps_nr; i++) {
 		unconfirmed += !strcmp(st[i].kind, "unconfirmed");
@@ -471,8 +458,7 @@ Test(session, unconfirmed_culprit_goes_back_into_the_range)
 				  st[i].detail);
 	}
 	cr_assert_eq(unconfirmed, 1);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /* Resuming a finished (or half-done) bisection measures nothing again. */
@@ -509,15 +495,11 @@ Test(session, infrastructure_failures_pause_then_give_up)
 	struct session_outcome_info out;
 
 	f.infra = 5;
-	fake_init(&f, 1);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(4));
+	bisect_to(&f, 1, 4, &out);
 	/* 2+4+8+16+30 s of pauses, one time unit a run (the failed ones too) */
 	cr_assert_float_eq(f.m.clock, 60.0 + 5 + (double)f.m.runs, 1e-9,
 			   "clock %g, %ld runs", f.m.clock, f.m.runs);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 
 	f.infra = 6;
 	fake_init(&f, 1);
@@ -538,10 +520,7 @@ Test(session, k_way_rounds_on_four_hosts)
 	const struct bisection_step_rec *st;
 	size_t i, rounds = 0, wide = 0;
 
-	fake_init(&f, 4);
-	cr_assert_eq(bisect(&f, &out, NULL), 0, "%s", rb_errmsg());
-	cr_assert_eq(out.status, SESSION_FOUND, "%s", out.message);
-	cr_assert_str_eq(out.culprit, hex(15));
+	bisect_to(&f, 4, 15, &out);
 	st = f.m.steps;
 	for (i = 0; i < f.m.steps_nr; i++)
 		if (!strcmp(st[i].kind, "round")) {
@@ -555,8 +534,7 @@ Test(session, k_way_rounds_on_four_hosts)
 		}
 	cr_assert_geq(rounds, 1);
 	cr_assert_geq(wide, 1, "no round tested several commits");
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 }
 
 /*
@@ -598,8 +576,7 @@ Test(session, confirmed_interval_never_holds_zero)
 					    "test, pooled noise\""));
 			found++;
 		}
-		session_outcome_release(&out);
-		session_mem_release(&f.m);
+		release(&f, &out);
 	}
 	cr_expect_geq(found, 25, "only %u confirmed", found);
 }
@@ -649,8 +626,7 @@ Test(session, progress_on_a_terminal)
 	/* runs of 25 s: a minute passes every 3 runs without an event */
 	cr_expect_geq(heartbeats, 1, "%s", buf);
 	cr_expect(strstr(buf, "runs so far, the last "), "%s", buf);
-	session_outcome_release(&out);
-	session_mem_release(&f.m);
+	release(&f, &out);
 	free(buf);
 }
 
@@ -684,8 +660,7 @@ Test(session, confirmation_boots_every_two_runs)
 		cr_expect_lt(f.m.boots * 3, f.m.runs * 2,
 			     "seed %u: %ld boots for %ld runs", seed, f.m.boots,
 			     f.m.runs);
-		session_outcome_release(&out);
-		session_mem_release(&f.m);
+		release(&f, &out);
 	}
 }
 

@@ -442,6 +442,15 @@ static void set_of(struct stats_set *s, const double *v, size_t n)
 	stats_set_addv(s, v, n);
 }
 
+/* A test's good, bad and candidate sets, released together. */
+static void release3(struct stats_set *g, struct stats_set *b,
+		     struct stats_set *c)
+{
+	stats_set_release(g);
+	stats_set_release(b);
+	stats_set_release(c);
+}
+
 /* deterministic QEMU runs: every run identical, decided at min_runs */
 Test(stats, zero_variance_decides_at_min_runs)
 {
@@ -477,9 +486,7 @@ Test(stats, zero_variance_decides_at_min_runs)
 		cr_assert_eq(st.threshold, 95);
 		if (st.verdict == STATS_NEED_MORE)
 			cr_assert_geq(st.more_runs + st.more_anchor_runs, 1);
-		stats_set_release(&sg);
-		stats_set_release(&sb);
-		stats_set_release(&sc);
+		release3(&sg, &sb, &sc);
 		sbuf_release(&why);
 	}
 }
@@ -534,9 +541,7 @@ Test(stats, one_run_decides_a_step_only_on_known_clean_noise)
 		cr_assert(!st.sure, "%s: one run is never sure", t[i].what);
 		if (st.verdict == STATS_NEED_MORE)
 			cr_assert_geq(st.more_runs, 1, "%s", t[i].what);
-		stats_set_release(&sg);
-		stats_set_release(&sb);
-		stats_set_release(&sc);
+		release3(&sg, &sb, &sc);
 		sbuf_release(&why);
 	}
 }
@@ -573,9 +578,7 @@ Test(stats, step_thresholds_value_and_percent)
 	p.threshold = 70;
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), -1);
 	cr_assert(strstr(rb_errmsg(), "not between the anchors"));
-	stats_set_release(&sg);
-	stats_set_release(&sb);
-	stats_set_release(&sc);
+	release3(&sg, &sb, &sc);
 }
 
 Test(stats, a_new_host_needs_anchor_runs_there)
@@ -610,9 +613,7 @@ Test(stats, a_new_host_needs_anchor_runs_there)
 	cr_assert(NEAR(st.cand_mean, (95 + 101 + 100) / 3.0, 0.05), "%g",
 		  st.cand_mean);
 	cr_assert_neq(st.verdict, STATS_BAD);
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 }
 
 Test(stats, drift_is_removed_with_the_anchors_trend)
@@ -649,9 +650,7 @@ Test(stats, drift_is_removed_with_the_anchors_trend)
 	p.drift = STATS_DRIFT_AUTO;
 	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
 	cr_assert_eq(st.verdict, STATS_BAD); /* with it: like bad */
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 }
 
 Test(stats, the_cap_gives_a_weak_verdict_with_a_lean)
@@ -672,9 +671,7 @@ Test(stats, the_cap_gives_a_weak_verdict_with_a_lean)
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
 	cr_assert_eq(st.verdict, STATS_WEAK);
 	cr_assert_eq(st.lean, STATS_GOOD);
-	stats_set_release(&sg);
-	stats_set_release(&sb);
-	stats_set_release(&sc);
+	release3(&sg, &sb, &sc);
 }
 
 Test(stats, anchors_need_two_runs_each)
@@ -772,9 +769,7 @@ Test(stats, confirm_verdict_needs_two_runs_and_is_slow_to_refute)
 					   NULL),
 		     -1);
 	cr_assert(strstr(rb_errmsg(), "expects good or bad"));
-	stats_set_release(&sg);
-	stats_set_release(&sb);
-	stats_set_release(&sc);
+	release3(&sg, &sb, &sc);
 	sbuf_release(&why);
 }
 
@@ -801,9 +796,7 @@ Test(stats, a_verdict_far_beyond_the_bound_is_sure)
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, NULL), 0);
 	cr_assert_eq(st.verdict, STATS_BAD, "llr %g of %g", st.llr, st.bound);
 	cr_assert(!st.sure, "llr %g of %g", st.llr, st.bound);
-	stats_set_release(&sg);
-	stats_set_release(&sb);
-	stats_set_release(&sc);
+	release3(&sg, &sb, &sc);
 }
 
 /*
@@ -850,9 +843,7 @@ Test(stats, the_trend_prior_shrinks_chance_slopes_and_keeps_clear_ones)
 	cr_assert(NEAR(on.trend, 0.3, 0.05), "%g", on.trend);
 	cr_assert(NEAR(aut.trend, on.trend, 0.1 * on.trend), "%g vs %g",
 		  aut.trend, on.trend);
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 }
 
 /*
@@ -888,9 +879,7 @@ Test(stats, stale_anchors_are_refreshed_only_while_the_evidence_is_short)
 	cr_assert_eq(st.verdict, STATS_NEED_MORE);
 	cr_assert_eq(st.more_anchor_runs, 0);
 	cr_assert_geq(st.more_runs, 1);
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1122,9 +1111,7 @@ run_step_on(struct rng *r, const struct stats_policy *p, double effect,
 	}
 	*runs += c.nr;
 	last_sure = st.sure;
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
 }
 
@@ -1488,9 +1475,7 @@ static struct stats_step confirm_at(struct rng *r, const struct stats_policy *p,
 			stats_set_add(&c, level + rng_gauss(r));
 	}
 	*runs += c.nr;
-	stats_set_release(&g);
-	stats_set_release(&b);
-	stats_set_release(&c);
+	release3(&g, &b, &c);
 	return st;
 }
 
@@ -1640,9 +1625,7 @@ Test(stats, share_of_a_two_step_change)
 			cr_assert_lt(sh.lo, sh.share);
 		}
 		stats_set_release(&g);
-		stats_set_release(&p);
-		stats_set_release(&c);
-		stats_set_release(&b);
+		release3(&p, &c, &b);
 	}
 	cr_assert(NEAR(mean, 2.0 / 3, 0.01), "%g", mean);
 	cr_assert_geq((double)covered / (double)n, 0.93, "%ld", covered);
@@ -1739,7 +1722,5 @@ Test(stats, change_verdict_tells_a_change_from_none)
 	cr_assert_eq(st.verdict, STATS_GOOD, "%s", why.buf);
 	sbuf_release(&why);
 	stats_set_release(&sg);
-	stats_set_release(&sb);
-	stats_set_release(&sp);
-	stats_set_release(&sc);
+	release3(&sb, &sp, &sc);
 }
