@@ -751,6 +751,7 @@ static int evaluate(struct sess *s, struct probe *p)
 	 * (when its runs do not join an anchor's) */
 	if (!s->pol.pool_decided)
 		stats_noise_add(&s->pol.noise, &cand);
+	stats_noise_add(&s->pol.contam, &cand);
 	verdict_detail(&detail, &p->step, cand.nr ? cand.when[cand.nr - 1] : 0,
 		       why.buf, -1);
 	if (step(s, "verdict", p->hex, s->cfg->hosts[p->host], p->verdict_name,
@@ -982,13 +983,13 @@ static int replay(struct sess *s, bool *reproduced)
 					st[i].detail, "last_run", -1);
 
 				s->decided++;
-				if (s->pol.pool_decided)
-					continue;
 				if (load_set_upto(s, st[i].commit, &c,
 						  fresh_after(s, st[i].commit),
 						  -1, upto) < 0)
 					return -1;
-				stats_noise_add(&s->pol.noise, &c);
+				if (!s->pol.pool_decided)
+					stats_noise_add(&s->pol.noise, &c);
+				stats_noise_add(&s->pol.contam, &c);
 				stats_set_release(&c);
 			}
 		}
@@ -1584,6 +1585,7 @@ static int restart(struct sess *s)
 	s->rounds = 0;
 	s->attempts = 0;
 	s->pol.noise = s->cfg->policy.noise;
+	s->pol.contam = s->cfg->policy.contam;
 	s->nr_probes = 0;
 	return load_graph(s) < 0 || replay(s, &reproduced) < 0 ? -1 : 0;
 }

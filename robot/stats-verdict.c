@@ -1330,6 +1330,64 @@ int stats_confirm_verdict(const struct stats_policy *p,
 	return decide(p, good, bad, cand, expect, out, why);
 }
 
+/*
+ * The change test's evidence as Huber's robust test takes it: each of the
+ * culprit's runs against the parent's location lp (taken as known; the
+ * test's own llr weighs the parent's runs too), clipped at the
+ * contamination's clip for its per-run sd (delta, and delta / 2 for the
+ * half change), the two likelihood ratios mixed as the test mixes them.
+ * The share of contamination is measured on the anchors' residuals and
+ * every decided candidate's (p->contam): the anchors' own 10-20 runs
+ * seldom show it (below CONTAM_MIN_N residuals none is counted).
+ *
+ * Why: with contamination toward bad, a run there says at most about
+ * ln((1 - eps) / eps) whatever the change, and the members' test lets a
+ * good commit whose fresh runs are two outliers at the bad level through
+ * at confirm_alpha (eps^2 = 1% at eps 10%, under its 2%); the change test
+ * on the same runs then passed too, with evidence in the hundreds. Now it
+ * asks for a third run and more (the simulation's outlier rows named a
+ * good commit 1 time in 1,000 at 5 and at 10 sd; see doc/statistics.md).
+ * INFINITY when no contamination toward bad is seen.
+ */
+static double change_clipped(const struct fit *f, const struct obs *o,
+			     size_t na, const struct stats_policy *p,
+			     const struct resid *anchors, double o_dir,
+			     double sigma, double delta, double lp,
+			     const struct stats_set *culprit)
+{
+	struct resid all = { 0 };
+	const struct resid *res = anchors;
+	double d[2] = { delta, delta / 2 }, S[2] = { 0, 0 }, m, df;
+	double eps_up, eps_dn;
+	size_t i, k;
+
+	if (p->contam.nr) {
+		pooled_var(f, o, na, &p->contam, NULL, 0, &df, &all);
+		res = &all;
+	}
+	eps_up = contam_share(res, o_dir, 1, INFINITY);
+	eps_dn = contam_share(res, o_dir, -1, INFINITY);
+	free(all.r);
+	if (!(eps_up > 0))
+		return INFINITY;
+	/* k of n displaced toward bad is the likeliest share, not the
+	 * largest the runs allow: counted as k + 1 (toward good as seen,
+	 * which lets a good run of the culprit count more against it) */
+	eps_up += 1 / (double)res->n;
+	for (k = 0; k < 2; k++) {
+		double up = contam_clip(eps_up, d[k]);
+		double dn = contam_clip(eps_dn, d[k]);
+
+		for (i = 0; i < culprit->nr; i++) {
+			double x = o_dir * (culprit->v[i] - lp) / sigma;
+
+			S[k] += clamp(d[k] * x - d[k] * d[k] / 2, -dn, up);
+		}
+	}
+	m = RB_MAX(S[0], S[1]);
+	return m + log((exp(S[0] - m) + exp(S[1] - m)) / 2);
+}
+
 int stats_change_verdict(const struct stats_policy *p,
 			 const struct stats_set *good,
 			 const struct stats_set *bad,
@@ -1342,6 +1400,7 @@ int stats_change_verdict(const struct stats_policy *p,
 	struct resid res = { 0 };
 	size_t na;
 	double sigma2, df, sigma, o_dir, delta, D, q, llr, A, B, lp, lc;
+	double robust = INFINITY, A_robust;
 	double *tmp = NULL;
 	int ret = -1;
 
@@ -1378,14 +1437,24 @@ int stats_change_verdict(const struct stats_policy *p,
 		l2 = (delta / 2 * D / sigma - delta * delta / 8) / q;
 		m = RB_MAX(l1, l2);
 		llr = m + log((exp(l1 - m) + exp(l2 - m)) / 2);
+		robust = change_clipped(f, o, na, p, &res, o_dir, sigma, delta,
+					lp, culprit);
 	}
 	A = sprt_bound(p->change_alpha > 0 ? p->change_alpha : p->confirm_alpha,
 		       df);
 	B = sprt_bound(stats_policy_refute_alpha(p), df);
+	/*
+	 * The clipped evidence's bound is the plain one: a run at the clip
+	 * says as much whatever the noise estimate (the bound's correction
+	 * for its few degrees of freedom is the normal llr's, which must
+	 * reach A too).
+	 */
+	A_robust =
+		-log(p->change_alpha > 0 ? p->change_alpha : p->confirm_alpha);
 	out->llr = llr;
 	out->bound = A;
 	out->lean = llr > 0 ? STATS_BAD : STATS_GOOD;
-	if (llr >= A && out->runs >= p->min_runs)
+	if (llr >= A && robust >= A_robust && out->runs >= p->min_runs)
 		out->verdict = STATS_BAD;
 	else if (llr <= -B && out->runs >= p->min_runs)
 		out->verdict = STATS_GOOD;

@@ -353,6 +353,14 @@ struct stats_policy {
 	 */
 	bool pool_decided;
 	struct stats_noise noise; /* from earlier steps, empty at start */
+	/*
+	 * Every decided candidate's runs (the session adds them whatever
+	 * pool_decided says), for the contamination share of the
+	 * confirmation's change test only: its noise is the anchors' own,
+	 * whose few runs seldom show contamination (see
+	 * stats_change_verdict). Empty at start.
+	 */
+	struct stats_noise contam;
 };
 
 void stats_policy_init(struct stats_policy *p);
@@ -506,6 +514,10 @@ int stats_confirm_verdict(const struct stats_policy *p,
  * lay just past the middle of the two hypotheses and was refuted one
  * time in ten. A mixture of likelihood ratios is one too: the error
  * bounds hold (refuting a real change at most twice the step alpha).
+ * Under contamination (runs displaced toward bad among the anchors'
+ * and policy.contam's residuals) a change also needs Huber's clipped
+ * evidence of the culprit's runs against the parent's location at
+ * ln(1 / change_alpha): a few outliers at the bad level cannot show one.
  * STATS_BAD (a change) at
  * the bound of change_alpha, STATS_GOOD (no change: the culprit is
  * refuted) at the step alpha's with 2 runs of each at least, STATS_WEAK
