@@ -2169,9 +2169,10 @@ static int bisect_rounds(struct sess *s, struct session_outcome_info *out)
 		}
 		n = round_picks(s, &bs, picks);
 		event(s,
-		      "round %u: %u candidates, about %d steps left; "
+		      "round %u: %u candidates, about %d step%s left; "
 		      "testing %u commit%s%s",
-		      s->rounds + 1, bs.nr, bs.steps, n, n == 1 ? "" : "s",
+		      s->rounds + 1, bs.nr, bs.steps, bs.steps == 1 ? "" : "s",
+		      n, n == 1 ? "" : "s",
 		      bs.is_merge_base ? " (a merge base)" : "");
 		ret = run_round(s, picks, n);
 	}

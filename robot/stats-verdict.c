@@ -836,6 +836,10 @@ static double evidence(const struct step_ctx *c, const struct stats_policy *p,
 	return S;
 }
 
+/*
+ * "what MEAN +-SD% (N runs)": sd is the runs' sample stddev, what the
+ * mail's bisection and confirmation tables show for the same runs.
+ */
 static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 		     size_t n)
 {
@@ -954,10 +958,17 @@ static bool stale(const struct stats_policy *p, const struct step_ctx *c,
 static void step_why(struct sbuf *why, const struct stats_policy *p,
 		     const struct step_ctx *c, const struct stats_set *good,
 		     const struct stats_set *bad, const struct stats_step *out,
-		     double mean, size_t n, double S)
+		     const double *adj, size_t n, double S)
 {
+	struct stats_running r = STATS_RUNNING_INIT;
+	size_t i;
+
+	/* the candidate's own runs (the pooled noise follows as "noise") */
+	for (i = 0; i < n; i++)
+		stats_running_add(&r, adj[i]);
 	sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
-	why_runs(why, "candidate", mean, sqrt(c->sigma2), n);
+	why_runs(why, "candidate", out->cand_mean, sqrt(stats_running_var(&r)),
+		 n);
 	sbuf_addf(why, " vs threshold %.6g (", c->T);
 	why_runs(why, "good", out->good_mean, 0, good->nr);
 	sbuf_addf(why, ", ");
@@ -1298,7 +1309,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		out->anchor_host = cand_host;
 	}
 	if (why)
-		step_why(why, p, &c, good, bad, out, mean, n, S);
+		step_why(why, p, &c, good, bad, out, adj, n, S);
 	ret = 0;
 done:
 	free(res.r);
@@ -1661,9 +1672,9 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 		sbuf_addstr(why, "undecided: ");
 		break;
 	}
-	why_runs(why, "good", sg->mean, sg->stddev_pop, ng);
+	why_runs(why, "good", sg->mean, sg->stddev, ng);
 	sbuf_addstr(why, ", ");
-	why_runs(why, "bad", sb->mean, sb->stddev_pop, nb);
+	why_runs(why, "bad", sb->mean, sb->stddev, nb);
 	rb_fmt_p(pv, sizeof(pv), out->p);
 	sbuf_addf(why, ": %+.1f%%, %s, evidence %+.2f of +%.2f",
 		  out->change_pct, pv, out->llr, out->bound);

@@ -546,6 +546,40 @@ Test(stats, one_run_decides_a_step_only_on_known_clean_noise)
 	}
 }
 
+/*
+ * The log's "+-" is the runs' sample stddev, what the mail's tables show
+ * for the same runs: the endpoint's anchors and a step's candidate (whose
+ * pooled noise follows as "noise", a different number here).
+ */
+Test(stats, why_gives_the_runs_sample_stddev)
+{
+	static const double g[] = { 99, 100, 101, 99, 100, 101 };
+	static const double b[] = { 80, 82, 84, 80, 82, 84 };
+	static const double c[] = { 78, 86 };
+	struct stats_set sg, sb, sc;
+	struct stats_policy p;
+	struct stats_power pw;
+	struct stats_step st;
+	struct sbuf why = SBUF_INIT;
+
+	set_of(&sg, g, 6);
+	set_of(&sb, b, 6);
+	set_of(&sc, c, 2);
+	stats_policy_init(&p);
+	p.direction = 1;
+	/* sample sd 0.894 of 100 and 1.79 of 82 (pop: 0.816, 1.63) */
+	cr_assert_eq(stats_power_check(&p, &sg, &sb, &pw, &why), 0);
+	cr_assert(strstr(why.buf, "good 100 +-0.89% (6 runs)"), "%s", why.buf);
+	cr_assert(strstr(why.buf, "bad 82 +-2.2% (6 runs)"), "%s", why.buf);
+	/* 78 and 86: sample sd 5.66 of 82 */
+	sbuf_reset(&why);
+	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, &why), 0);
+	cr_assert(strstr(why.buf, "candidate 82 +-6.9% (2 runs)"), "%s",
+		  why.buf);
+	release3(&sg, &sb, &sc);
+	sbuf_release(&why);
+}
+
 Test(stats, step_thresholds_value_and_percent)
 {
 	static const double g[] = { 100, 101, 99, 100, 100.5, 99.5 };
