@@ -215,14 +215,17 @@ static void event(struct sess *s, const char *fmt, ...)
 
 static void heartbeat(struct sess *s, const struct session_result *res)
 {
+	const char *runs = s->runs_seen == 1 ? "run" : "runs";
+
 	if (!s->cfg->progress || now(s) - s->last_event < HEARTBEAT_SECONDS)
 		return;
 	if (s->phase)
-		event(s, "%s: %u runs so far, the last %.12s on %s", s->phase,
-		      s->runs_seen, res->commit, s->cfg->hosts[res->host]);
+		event(s, "%s: %u %s so far, the last %.12s on %s", s->phase,
+		      s->runs_seen, runs, res->commit,
+		      s->cfg->hosts[res->host]);
 	else
-		event(s, "step %u: %u runs so far, the last %.12s on %s",
-		      s->rounds, s->runs_seen, res->commit,
+		event(s, "step %u: %u %s so far, the last %.12s on %s",
+		      s->rounds, s->runs_seen, runs, res->commit,
 		      s->cfg->hosts[res->host]);
 }
 
