@@ -82,7 +82,7 @@ struct rb_opt_spec {
 #define RB_OPT_ADD(n, a, o, h, ...) RB_OPT_ROW(n, a, RB_OPT_LIST, o, h, __VA_ARGS__)
 #define RB_OPT_NUM(n, a, o, lo, hi, h) \
 	RB_OPT_ROW(n, a, RB_OPT_COUNT, o, h, .min = lo, .max = hi)
-#define RB_OPT_END { NULL }
+#define RB_OPT_END { .name = NULL }
 #define RB_OPT_REQ .required = true
 /* clang-format on */
 /* The rows several commands share, in the same words. */

@@ -39,7 +39,8 @@ static const struct rb_opt_spec *find_opt(const struct rb_opt_spec *spec,
 static int set_opt(const char *cmd, const struct rb_opt_spec *o, const char *v,
 		   void *opts)
 {
-	char *field = (char *)opts + o->off;
+	/* void *: the row's offset lands on a field of its own type */
+	void *field = (char *)opts + o->off;
 	long n;
 
 	switch (o->type) {
@@ -64,7 +65,7 @@ static int set_opt(const char *cmd, const struct rb_opt_spec *o, const char *v,
 
 static bool opt_given(const struct rb_opt_spec *o, const void *opts)
 {
-	const char *field = (const char *)opts + o->off;
+	const void *field = (const char *)opts + o->off;
 
 	switch (o->type) {
 	case RB_OPT_STRING:
