@@ -261,7 +261,24 @@ static int minus(struct ynode *root, const struct ynode *key,
 	return 0;
 }
 
-/* key+: v and a.b.c: v */
+/* containers nested in n, n included (0 for a scalar) */
+static int depth(const struct ynode *n)
+{
+	int d = 0;
+	size_t i;
+
+	if (!n || n->kind == YNODE_SCALAR)
+		return 0;
+	for (i = 0; i < n->nr; i++)
+		d = RB_MAX(d, depth(n->vals[i]));
+	return d + 1;
+}
+
+/*
+ * key+: v and a.b.c: v. The value lands under the top mapping and one
+ * mapping a dot: the reader's nesting limit holds for the result too (a
+ * job written out must read back).
+ */
 static int plus_or_set(struct ynode *root, const struct ynode *key,
 		       const struct ynode *v, bool plus, const char *file)
 {
@@ -269,10 +286,14 @@ static int plus_or_set(struct ynode *root, const struct ynode *key,
 			    xstrdup(key->str);
 	struct ynode *map, *parent, *nv;
 	char *pkey, *last;
+	const char *c;
+	int dots = 0;
 	long at;
 	int r = lookup(root, path, true, key, file, &map, &parent, &pkey,
 		       &last);
 
+	for (c = path; *c; c++)
+		dots += *c == '.';
 	free(path);
 	if (r < 0)
 		return -1;
@@ -285,6 +306,15 @@ static int plus_or_set(struct ynode *root, const struct ynode *key,
 		uniq(nv);
 	} else {
 		nv = ynode_copy(v);
+	}
+	if (1 + dots + depth(nv) > YTREE_MAX_DEPTH) {
+		ynode_free(nv);
+		free(pkey);
+		free(last);
+		return ynode_error(file, key,
+				   "'%.40s%s': nesting deeper than %d levels",
+				   key->str, strlen(key->str) > 40 ? "..." : "",
+				   YTREE_MAX_DEPTH);
 	}
 	map_set(map, last, nv, key);
 	free(pkey);

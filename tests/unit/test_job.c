@@ -673,6 +673,64 @@ Test(job, write_and_read_back)
 	job_list_release(&back);
 }
 
+/*
+ * A dotted key nests one mapping a dot under the top one: the reader's
+ * nesting limit (64) holds for what it makes, so a job written out
+ * reads back (make fuzz found one of 100 dots that did not). 63 dots
+ * and a scalar (64 mappings) load and read back; 64 dots, or 62 and a
+ * mapping of a mapping, are refused at the key.
+ */
+Test(job, dotted_keys_keep_the_nesting_limit)
+{
+	static const struct {
+		int dots;
+		const char *value;
+		bool ok;
+	} t[] = {
+		{ 63, "1", true },
+		{ 64, "1", false },
+		{ 62, "{b: 1}", true },
+		{ 62, "{b: {c: 1}}", false },
+	};
+	size_t i;
+	int k;
+
+	for (i = 0; i < RB_ARRAY_SIZE(t); i++) {
+		struct job_list l = JOB_LIST_INIT, back = JOB_LIST_INIT;
+		struct sbuf yaml = SBUF_INIT, out = SBUF_INIT;
+		int rc;
+
+		sbuf_addstr(&yaml, "stress-ng: {test: mmap}\nx");
+		for (k = 0; k < t[i].dots; k++)
+			sbuf_addstr(&yaml, ".x");
+		sbuf_addf(&yaml, ": %s\n", t[i].value);
+		rb_error_clear();
+		rc = job_load_string(&l, "t.yaml", yaml.buf, yaml.len);
+		if (!t[i].ok) {
+			cr_expect_eq(rc, -1, "%d dots loaded", t[i].dots);
+			cr_expect(rb_starts_with(rb_errmsg(),
+						 "t.yaml:2:1: 'x.x.x."),
+				  "%s", rb_errmsg());
+			cr_expect(strstr(rb_errmsg(),
+					 "...': nesting deeper than "
+					 "64 levels"),
+				  "%s", rb_errmsg());
+		} else {
+			cr_assert_eq(rc, 0, "%d dots: %s", t[i].dots,
+				     rb_errmsg());
+			cr_assert_eq(job_list_resolve(&l, 2, NULL), 0);
+			cr_assert_eq(job_write_yaml(l.v[0], &out), 0);
+			cr_expect_eq(job_load_string(&back, "job.yaml", out.buf,
+						     out.len),
+				     0, "%d dots: %s", t[i].dots, rb_errmsg());
+		}
+		job_list_release(&l);
+		job_list_release(&back);
+		sbuf_release(&yaml);
+		sbuf_release(&out);
+	}
+}
+
 Test(job, select_by_filters)
 {
 	struct job_list l = JOB_LIST_INIT;
