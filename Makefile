@@ -167,6 +167,18 @@ lint:
 	scripts/check-shell
 	scripts/check-man
 	scripts/check-readme
+	@# make fuzz builds with clang, whose warnings differ from gcc's
+	@if command -v clang >/dev/null; then \
+		echo "clang -fsyntax-only (make fuzz's compiler)"; \
+		clang -fsyntax-only $(BASE_CFLAGS) \
+			$(filter-out -Wformat-truncation,$(WARNINGS)) \
+			$(PKG_CFLAGS) $(CRIT_CFLAGS) -Irobot -Itests/lib \
+			$(CORE_SRC) $(CLI_SRC) robot/cli/main.c \
+			$(FUZZ_SRC); \
+	else \
+		echo "no clang: make fuzz's warnings not checked" \
+			"(scripts/install-deps fuzz)"; \
+	fi
 
 bench: bin/robot
 	tests/bench/run-all
