@@ -516,8 +516,9 @@ static void section_cost(struct sbuf *b, const struct rb_report *r)
 
 	if (!r->has_cost)
 		return;
-	sbuf_addf(&line, "Lab time: %u runs, %u boots, %u builds", c->runs,
-		  c->boots, c->builds);
+	sbuf_addf(&line, "Lab time: %u run%s, %u boot%s, %u build%s", c->runs,
+		  c->runs == 1 ? "" : "s", c->boots, c->boots == 1 ? "" : "s",
+		  c->builds, c->builds == 1 ? "" : "s");
 	if (c->builds_ahead)
 		sbuf_addf(&line,
 			  " (%u built ahead of need while the box measured, "

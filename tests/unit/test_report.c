@@ -852,6 +852,12 @@ Test(report, lab_time_line)
 			  NULL,
 		  "%s", mail);
 	free(mail);
+	/* one of each, as a mail to a developer says it */
+	r.cost.runs = r.cost.boots = r.cost.builds = 1;
+	mail = render(&r);
+	cr_assert(strstr(mail, "Lab time: 1 run, 1 boot, 1 build; ") != NULL,
+		  "%s", mail);
+	free(mail);
 	r.has_cost = false;
 	mail = render(&r);
 	cr_assert(strstr(mail, "Lab time") == NULL, "%s", mail);
