@@ -963,7 +963,11 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
 	struct stats_running r = STATS_RUNNING_INIT;
 	size_t i;
 
-	/* the candidate's own runs (the pooled noise follows as "noise") */
+	/*
+	 * The candidate's own runs (the pooled noise follows as "noise"),
+	 * after the hosts' offsets and the drift, like its mean: on one
+	 * host without drift what the mail's bisection table shows.
+	 */
 	for (i = 0; i < n; i++)
 		stats_running_add(&r, adj[i]);
 	sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
