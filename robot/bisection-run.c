@@ -269,7 +269,7 @@ int bisection_run(struct bisection_run *r)
 		else if (n)
 			rb_notice("canceled %zu LAVA job%s an earlier robot "
 				  "left",
-				  n, n == 1 ? "" : "s");
+				  n, RB_PLURAL(n));
 	}
 	r->status = xstrdup(session_status_name(res.status));
 	if (res.status == SESSION_FOUND)

@@ -1429,13 +1429,13 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
 		  "summary: 1 head tested, %zu job%s, %u regression%s, %u "
 		  "improvement%s, %u bisection%s (%u culprit%s found), %u "
 		  "mail%s sent, %u still regression%s, %u failure%s",
-		  nv, nv == 1 ? "" : "s", reg, reg == 1 ? "" : "s", imp,
-		  imp == 1 ? "" : "s", bis, bis == 1 ? "" : "s", found,
-		  found == 1 ? "" : "s", mails, mails == 1 ? "" : "s", still,
-		  still == 1 ? "" : "s", fail, fail == 1 ? "" : "s");
+		  nv, RB_PLURAL(nv), reg, RB_PLURAL(reg), imp, RB_PLURAL(imp),
+		  bis, RB_PLURAL(bis), found, RB_PLURAL(found), mails,
+		  RB_PLURAL(mails), still, RB_PLURAL(still), fail,
+		  RB_PLURAL(fail));
 	if (undone)
 		sbuf_addf(&sb, ", %u job%s unfinished (the next run continues)",
-			  undone, undone == 1 ? "" : "s");
+			  undone, RB_PLURAL(undone));
 	say(n, "%s", sb.buf);
 	/* finished, and without failures */
 	*finished = !undone && !fail;

@@ -720,7 +720,7 @@ static const char *host_disk(const struct job *job, const struct lab_host *host)
 		rb_error("host '%s' has %zu %s partition%s, job '%s' needs %ld "
 			 "(disk: %s); list spare devices under the host's "
 			 "%s_partitions",
-			 host->name, devs->nr, kind, devs->nr == 1 ? "" : "s",
+			 host->name, devs->nr, kind, RB_PLURAL(devs->nr),
 			 job->file, n, job->disk,
 			 devs == &host->hdd_partitions ? "hdd" : "ssd");
 		return NULL;

@@ -517,8 +517,8 @@ static void section_cost(struct sbuf *b, const struct rb_report *r)
 	if (!r->has_cost)
 		return;
 	sbuf_addf(&line, "Lab time: %u run%s, %u boot%s, %u build%s", c->runs,
-		  c->runs == 1 ? "" : "s", c->boots, c->boots == 1 ? "" : "s",
-		  c->builds, c->builds == 1 ? "" : "s");
+		  RB_PLURAL(c->runs), c->boots, RB_PLURAL(c->boots), c->builds,
+		  RB_PLURAL(c->builds));
 	if (c->builds_ahead)
 		sbuf_addf(&line,
 			  " (%u built ahead of need while the box measured, "

@@ -24,6 +24,8 @@
 
 #define RB_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RB_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* "s" unless there is one: printf("%u run%s", n, RB_PLURAL(n)) */
+#define RB_PLURAL(n) ((n) == 1 ? "" : "s")
 
 /* Exit codes, as STYLE.md fixes them. */
 enum {

@@ -725,7 +725,7 @@ static int building_mark(struct runner *r, const char *bdir, const char *mark,
 		/* rare, and worth a line even from a quiet runner */
 		rb_notice("'%s' was left by an interrupted build: %zu file%s "
 			  "it wrote removed",
-			  bdir, n, n == 1 ? "" : "s");
+			  bdir, n, RB_PLURAL(n));
 	}
 	return rb_write_file_atomic(mark, commit, strlen(commit));
 }

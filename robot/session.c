@@ -215,18 +215,16 @@ static void event(struct sess *s, const char *fmt, ...)
 
 static void heartbeat(struct sess *s, const struct session_result *res)
 {
-	const char *runs = s->runs_seen == 1 ? "run" : "runs";
-
 	if (!s->cfg->progress || now(s) - s->last_event < HEARTBEAT_SECONDS)
 		return;
 	if (s->phase)
-		event(s, "%s: %u %s so far, the last %.12s on %s", s->phase,
-		      s->runs_seen, runs, res->commit,
+		event(s, "%s: %u run%s so far, the last %.12s on %s", s->phase,
+		      s->runs_seen, RB_PLURAL(s->runs_seen), res->commit,
 		      s->cfg->hosts[res->host]);
 	else
-		event(s, "step %u: %u %s so far, the last %.12s on %s",
-		      s->rounds, s->runs_seen, runs, res->commit,
-		      s->cfg->hosts[res->host]);
+		event(s, "step %u: %u run%s so far, the last %.12s on %s",
+		      s->rounds, s->runs_seen, RB_PLURAL(s->runs_seen),
+		      res->commit, s->cfg->hosts[res->host]);
 }
 
 /*
@@ -2174,9 +2172,8 @@ static int bisect_rounds(struct sess *s, struct session_outcome_info *out)
 		event(s,
 		      "round %u: %u candidates, about %d step%s left; "
 		      "testing %u commit%s%s",
-		      s->rounds + 1, bs.nr, bs.steps, bs.steps == 1 ? "" : "s",
-		      n, n == 1 ? "" : "s",
-		      bs.is_merge_base ? " (a merge base)" : "");
+		      s->rounds + 1, bs.nr, bs.steps, RB_PLURAL(bs.steps), n,
+		      RB_PLURAL(n), bs.is_merge_base ? " (a merge base)" : "");
 		ret = run_round(s, picks, n);
 	}
 	rb_bisect_step_release(&bs);

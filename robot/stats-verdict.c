@@ -848,7 +848,7 @@ static void why_runs(struct sbuf *why, const char *what, double mean, double sd,
 	sbuf_addf(why, "%s %.6g", what, mean);
 	if (mean != 0 && n > 1 && sd > 0)
 		sbuf_addf(why, " +-%.2g%%", 100 * sd / fabs(mean));
-	sbuf_addf(why, " (%zu run%s)", n, n == 1 ? "" : "s");
+	sbuf_addf(why, " (%zu run%s)", n, RB_PLURAL(n));
 }
 
 /*
@@ -989,10 +989,10 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
 	else if (out->more_anchor_runs)
 		sbuf_addf(why, ", needs %u more run%s of each anchor",
 			  out->more_anchor_runs,
-			  out->more_anchor_runs == 1 ? "" : "s");
+			  RB_PLURAL(out->more_anchor_runs));
 	else if (out->verdict == STATS_NEED_MORE)
 		sbuf_addf(why, ", needs ~%u more run%s", out->more_runs,
-			  out->more_runs == 1 ? "" : "s");
+			  RB_PLURAL(out->more_runs));
 }
 
 /*
@@ -1696,7 +1696,7 @@ static void power_why(struct sbuf *why, const struct stats_policy *p,
 	else if (out->verdict == STATS_ENDPOINT_NEED_MORE)
 		sbuf_addf(why, "; measure each anchor %u more time%s",
 			  out->more_anchor_runs,
-			  out->more_anchor_runs == 1 ? "" : "s");
+			  RB_PLURAL(out->more_anchor_runs));
 }
 
 /*
@@ -1811,7 +1811,7 @@ static int power_check(const struct stats_policy *p,
 		if (why)
 			sbuf_addf(why, "measure each anchor %u more time%s",
 				  out->more_anchor_runs,
-				  out->more_anchor_runs == 1 ? "" : "s");
+				  RB_PLURAL(out->more_anchor_runs));
 		return 0;
 	}
 	T = power_threshold(p, &sg, &sb, good->nr, bad->nr, bad_dir, out->alpha,

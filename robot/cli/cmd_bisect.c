@@ -383,8 +383,7 @@ static int do_reset(int argc, char **argv)
 			goto fail;
 		}
 		if (n)
-			printf("%zu LAVA job%s canceled\n", n,
-			       n == 1 ? "" : "s");
+			printf("%zu LAVA job%s canceled\n", n, RB_PLURAL(n));
 	}
 	if (store_bisection_delete(st, id) < 0)
 		goto fail;

@@ -202,7 +202,7 @@ static int job_expand(int argc, char **argv)
 	for (i = 0; i < notices.nr; i++)
 		rb_notice("%s", notices.v[i]);
 	sbuf_addf(&out, "# %zu atomic job%s from %s, nr_cpu %ld (%s)\n",
-		  jobs.nr, jobs.nr == 1 ? "" : "s", o.job, nr_cpu, from.buf);
+		  jobs.nr, RB_PLURAL(jobs.nr), o.job, nr_cpu, from.buf);
 	if (o.lkp_argv) {
 		help = stressng_help(&o, h);
 		if (!help && o.help_file) {
@@ -250,7 +250,7 @@ static int job_validate(int argc, char **argv)
 			continue;
 		}
 		printf("%s: ok, %zu atomic job%s\n", argv[i], jobs.nr,
-		       jobs.nr == 1 ? "" : "s");
+		       RB_PLURAL(jobs.nr));
 		job_list_release(&jobs);
 	}
 	return ret;

@@ -60,7 +60,7 @@ static bool check_lava(const struct lab_lava *cfg)
 		printf("lava %s: device type %s: %zu device%s, %zu good, %zu "
 		       "idle\n",
 		       c.url, cfg->device_type, pool.total,
-		       pool.total == 1 ? "" : "s", pool.good, pool.idle);
+		       RB_PLURAL(pool.total), pool.good, pool.idle);
 		if (!pool.good)
 			rb_warn("no device of type %s is in good health: jobs "
 				"would wait",

@@ -86,7 +86,7 @@ static void summary(struct store *st, const struct run_key *key,
 		var = n > 1 ? var / (double)(n - 1) : 0;
 		printf("%-50s %14.2f  ±%5.1f%%  %zu run%s\n", last->v[i].name,
 		       mean, mean ? 100 * sqrt(var) / fabs(mean) : 0.0, n,
-		       n == 1 ? "" : "s");
+		       RB_PLURAL(n));
 		free(v);
 	}
 }
