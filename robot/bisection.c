@@ -314,17 +314,17 @@ static void git_date(char *buf, size_t n, int64_t t, int offset_min)
 		 abs(offset_min) / 60, abs(offset_min) % 60);
 }
 
-/* "12 builds, 5 of them ahead (2 unused); the boxes waited 3m 10s for
- * kernels" */
+/* "12 builds, 5 of them ahead of need (2 unused); the boxes waited 3m 10s
+ * for kernels"; "1 build, 0 of them ..." when there is one */
 static void build_line(FILE *f, long long builds, long long ahead,
 		       long long unused, double wait)
 {
 	long w = lround(wait);
 
 	fprintf(f,
-		"%lld builds, %lld of them ahead of need (%lld unused); "
+		"%lld build%s, %lld of them ahead of need (%lld unused); "
 		"the boxes waited ",
-		builds, ahead, unused);
+		builds, RB_PLURAL(builds), ahead, unused);
 	if (w >= 60)
 		fprintf(f, "%ldm %lds", w / 60, w % 60);
 	else
@@ -358,6 +358,12 @@ void bisection_print_result(FILE *f, const char *json)
 		json_t *ci = json_object_get(root, "culprit_info");
 		const char *c = jstr(root, "culprit");
 		char date[96] = "", conf[32];
+		long long runs = (long long)json_integer_value(
+				  json_object_get(root, "runs")),
+			  builds = (long long)json_integer_value(
+				  json_object_get(root, "builds")),
+			  boots = (long long)json_integer_value(
+				  json_object_get(root, "boots"));
 
 		fprintf(f, "%s is the first bad commit\n", c);
 		fprintf(f, "commit %s\n", c);
@@ -378,15 +384,10 @@ void bisection_print_result(FILE *f, const char *json)
 			conf, sizeof(conf),
 			json_number_value(json_object_get(root, "confidence")));
 		fprintf(f,
-			"confidence %s, %lld runs, %lld builds, "
-			"%lld boots\n",
-			conf,
-			(long long)json_integer_value(
-				json_object_get(root, "runs")),
-			(long long)json_integer_value(
-				json_object_get(root, "builds")),
-			(long long)json_integer_value(
-				json_object_get(root, "boots")));
+			"confidence %s, %lld run%s, %lld build%s, "
+			"%lld boot%s\n",
+			conf, runs, RB_PLURAL(runs), builds, RB_PLURAL(builds),
+			boots, RB_PLURAL(boots));
 		print_build_line(f, root);
 	} else if (!strcmp(status, "only-skipped")) {
 		fprintf(f, "There are only 'skip'ped commits left to test.\n"
@@ -628,8 +629,9 @@ int bisection_print_log(FILE *f, struct store *st, struct rb_repo *repo,
 			    0 &&
 		    store_bisection_build_counts(st, id, &ahead, &unused,
 						 &wait) == 0) {
-			fprintf(f, "# %lld runs, %lld boots, ", (long long)runs,
-				(long long)boots);
+			fprintf(f, "# %lld run%s, %lld boot%s, ",
+				(long long)runs, RB_PLURAL(runs),
+				(long long)boots, RB_PLURAL(boots));
 			build_line(f, (long long)builds, (long long)ahead,
 				   (long long)unused, wait);
 			fputc('\n', f);

@@ -5,6 +5,7 @@
 
 #include "robot.h"
 #include "result.h"
+#include "bisection.h"
 
 Test(result, stats_json_round_trip)
 {
@@ -71,4 +72,42 @@ Test(result, matrix_columns)
 	statset_release(&b);
 	free(path);
 	rb_remove_tree(dir);
+}
+
+/* the terminal's summary of a found culprit counts like the mail does:
+ * "1 run", "1 build", never "1 builds" */
+Test(result, printed_summary_counts_in_words)
+{
+#define SUMMARY_JSON                                           \
+	"{\"status\": \"found\", \"culprit\": \"abc\", "       \
+	"\"metric\": \"m\", \"message\": \"-9%%\", "           \
+	"\"confidence\": 0.99, \"runs\": %d, \"builds\": %d, " \
+	"\"boots\": %d, \"builds_ahead\": %d, "                \
+	"\"builds_ahead_unused\": 0, \"build_wait_seconds\": 70}"
+	char in[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(in, sizeof(in), SUMMARY_JSON, 1, 1, 1, 0);
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	bisection_print_result(f, in);
+	fclose(f);
+	cr_expect(strstr(buf, ", 1 run, 1 build, 1 boot\n"), "%s", buf);
+	cr_expect(strstr(buf, "\n1 build, 0 of them ahead of need (0 unused); "
+			      "the boxes waited 1m 10s for kernels\n"),
+		  "%s", buf);
+	free(buf);
+
+	snprintf(in, sizeof(in), SUMMARY_JSON, 12, 7, 5, 3);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	bisection_print_result(f, in);
+	fclose(f);
+	cr_expect(strstr(buf, ", 12 runs, 7 builds, 5 boots\n"), "%s", buf);
+	cr_expect(strstr(buf, "\n7 builds, 3 of them ahead of need"), "%s",
+		  buf);
+	free(buf);
+#undef SUMMARY_JSON
 }
