@@ -2,6 +2,8 @@
 /*
  * LAVA slots behind the one measure path (lava-exec.h).
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -201,12 +203,70 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
+/* An initrd unused this long may go when a new one is written. */
+#define INITRD_IDLE (24 * 3600.0)
+/* A LAVA job waited on keeps older initrds, unless it is older than this
+ * (a row that no robot adopted: see doc/jobs-and-labs.md) */
+#define INITRD_PIN (7 * 24 * 3600.0)
+
+int lava_trim_initrds(const char *dir, const char *keep, double before)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((e = readdir(d)) != NULL) {
+		const char *ext;
+		char *path;
+		struct stat st;
+
+		if (!rb_starts_with(e->d_name, "initrd-") ||
+		    !(ext = strstr(e->d_name, ".cpio")) ||
+		    (ext[5] && !rb_starts_with(ext + 5, ".tmp.")))
+			continue;
+		path = xstrfmt("%s/%s", dir, e->d_name);
+		if (strcmp(path, keep) && lstat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode) &&
+		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 <
+			    before) {
+			if (unlink(path) == 0)
+				n++;
+			else if (errno != ENOENT)
+				rb_warn("cannot remove '%s': %s", path,
+					strerror(errno));
+		}
+		free(path);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The initrds of the lab's older batches, after a new one was written. */
+static void trim_initrds(struct store *st, const char *dir, const char *keep)
+{
+	double now = rb_now(), before = now - INITRD_IDLE, oldest = 0;
+
+	if (store_lava_oldest_waiting(st, now - INITRD_PIN, &oldest) < 0) {
+		rb_warn("LAVA initrds not trimmed: %s", rb_errmsg());
+		return;
+	}
+	if (oldest > 0 && oldest < before)
+		before = oldest;
+	if (lava_trim_initrds(dir, keep, before) < 0)
+		rb_warn("LAVA initrds not trimmed: '%s': %s", dir,
+			strerror(errno));
+}
+
 /*
  * WORKDIR/artifacts/lava/initrd-<hash>.cpio: the lab's initrd with the
  * batch appended (named by both, so every commit's batch of one job
- * shares it). Its path in *out.
+ * shares it). Its path in *out. One reused is touched (the trim's clock);
+ * writing one trims the others (lava_trim_initrds).
  */
-static int batch_initrd(const struct lab *lab, const char *script, char **out)
+static int batch_initrd(const struct lab *lab, struct store *store,
+			const char *script, char **out)
 {
 	struct sbuf cpio = SBUF_INIT;
 	struct stat st;
@@ -226,8 +286,15 @@ static int batch_initrd(const struct lab *lab, const char *script, char **out)
 	h = fnv1a(h, &st.st_mtime, sizeof(st.st_mtime));
 	h = fnv1a(h, script, strlen(script));
 	*out = xstrfmt("%s/initrd-%016llx.cpio", dir, (unsigned long long)h);
-	if (rb_file_exists(*out)) {
+	/* reused: touched, so that no trim takes it before a worker
+	 * fetched it (gone in between: another robot trimmed it, write it
+	 * again) */
+	if (utimensat(AT_FDCWD, *out, NULL, 0) == 0) {
 		ret = 0;
+		goto out;
+	}
+	if (errno != ENOENT) {
+		rb_error("cannot touch '%s': %s", *out, strerror(errno));
 		goto out;
 	}
 	lava_batch_cpio(script, &cpio);
@@ -250,6 +317,7 @@ static int batch_initrd(const struct lab *lab, const char *script, char **out)
 		rb_error("cannot rename '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
+	trim_initrds(store, dir, *out);
 	ret = 0;
 out:
 	if (f)
@@ -410,7 +478,7 @@ static int batch_definition(struct batch *b, char **def, struct sbuf *cmdline)
 	}
 	if (lava_batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
 			      &script, cmdline) < 0 ||
-	    batch_initrd(lab, script.buf, &initrd) < 0)
+	    batch_initrd(lab, b->m->r->st, script.buf, &initrd) < 0)
 		goto out;
 	ku = artifact_url(lab, kernel);
 	iu = artifact_url(lab, initrd);

@@ -74,6 +74,17 @@ void lava_batch_cpio(const char *script, struct sbuf *sb);
 bool lava_run_output(const char *console, int n, struct sbuf *text, int *rc);
 
 /*
+ * WORKDIR/artifacts/lava/ holds one initrd per batch script (a job's runs
+ * on a slot type) and version of the lab's initrd: a copy of it each.
+ * Writing a new one removes every other initrd (and a killed robot's
+ * half-written .tmp.<pid>) last used before `before` (the file's mtime:
+ * a batch that reuses one touches it), except keep. How many went, or -1.
+ * The robot passes a day ago, or the submit time of the oldest LAVA job
+ * still waited on if earlier (its worker may not have fetched it yet).
+ */
+int lava_trim_initrds(const char *dir, const char *keep, double before);
+
+/*
  * Cancel the LAVA jobs of a bisection (0: all of the store) that are
  * still queued or running, and mark them canceled with the message why;
  * *n how many. 0 or -1.

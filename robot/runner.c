@@ -576,7 +576,7 @@ static int by_use(const void *a, const void *b)
  * Artifacts without the marker (half-written by a killed robot, or a
  * skip) count but are removed only when complete ones do not make room.
  * Only artifact directories (<commit>-<kconfig>-<compiler>) are looked at:
- * artifacts/lava/ (LAVA's initrds) is not the cache's.
+ * artifacts/lava/ (LAVA's initrds) is not the cache's: lava_trim_initrds.
  */
 static void cache_trim(const struct runner *r, const char *keep)
 {

@@ -577,6 +577,20 @@ int store_lava_stray(struct store *st, int64_t of, int64_t lava_id,
 		      "IIs", of, lava_id, message);
 }
 
+int store_lava_oldest_waiting(struct store *st, double since, double *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT COALESCE(MIN(submitted), 0) FROM lava_jobs"
+		     " WHERE state IN ('submitting','submitted')"
+		     " AND submitted >= ?",
+		     "d", since) < 0 ||
+	    db_get(st->db, s, "read lava_jobs", "d", out) < 0)
+		return -1;
+	return 0;
+}
+
 int store_lava_known(struct store *st, int64_t lava_id)
 {
 	sqlite3_stmt *s;

@@ -145,6 +145,12 @@ int store_lava_finish(struct store *st, int64_t id, const char *state,
  */
 int store_lava_stray(struct store *st, int64_t of, int64_t lava_id,
 		     const char *message);
+/*
+ * The submit time (seconds since the epoch) of the oldest LAVA job still
+ * waited on ("submitting" or "submitted") that was submitted at or after
+ * since; 0 when there is none.
+ */
+int store_lava_oldest_waiting(struct store *st, double since, double *out);
 /* Does a row name LAVA job lava_id? 1 yes, 0 no, -1 error. */
 int store_lava_known(struct store *st, int64_t lava_id);
 /*

@@ -7,6 +7,8 @@
  * kernel, step 5.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "robot.h"
 #include "job.h"
@@ -198,4 +200,66 @@ Test(lava_exec, console_runs)
 	cr_expect(!lava_run_output(console, 3, &t, &rc));
 	cr_expect(!lava_run_output(console, 4, &t, &rc));
 	sbuf_release(&t);
+}
+
+static void file_at(const char *dir, const char *name, double age)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	struct timespec t[2];
+	double when = rb_now() - age;
+
+	cr_assert_eq(rb_write_file_atomic(p, "x", 1), 0, "%s", rb_errmsg());
+	t[0].tv_sec = t[1].tv_sec = (time_t)when;
+	t[0].tv_nsec = t[1].tv_nsec = 0;
+	cr_assert_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+	free(p);
+}
+
+static bool there(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	bool r = rb_file_exists(p);
+
+	free(p);
+	return r;
+}
+
+/*
+ * Writing a batch's initrd trims the others: those last used (mtime)
+ * before the cut-off go, and a killed robot's half-written ones; the one
+ * just written, newer ones and anything that is not an initrd stay.
+ */
+Test(lava_exec, initrds_unused_since_the_cutoff_go)
+{
+	char dir[] = "/tmp/robot-initrds-XXXXXX", *keep, *sub;
+
+	cr_assert_not_null(mkdtemp(dir));
+	file_at(dir, "initrd-00000000000000aa.cpio", 3 * 86400);
+	file_at(dir, "initrd-00000000000000bb.cpio", 600);
+	file_at(dir, "initrd-00000000000000cc.cpio.tmp.4242", 3 * 86400);
+	file_at(dir, "initrd-00000000000000dd.cpio", 3 * 86400);
+	file_at(dir, "initrd-00000000000000ee.cpio.orig", 3 * 86400);
+	file_at(dir, "notes.txt", 3 * 86400);
+	sub = xstrfmt("%s/initrd-00000000000000ff.cpio", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	keep = xstrfmt("%s/initrd-00000000000000dd.cpio", dir);
+
+	cr_expect_eq(lava_trim_initrds(dir, keep, rb_now() - 86400), 2);
+	cr_expect_not(there(dir, "initrd-00000000000000aa.cpio"));
+	cr_expect_not(there(dir, "initrd-00000000000000cc.cpio.tmp.4242"));
+	cr_expect(there(dir, "initrd-00000000000000bb.cpio"));
+	cr_expect(there(dir, "initrd-00000000000000dd.cpio"));
+	cr_expect(there(dir, "initrd-00000000000000ee.cpio.orig"));
+	cr_expect(there(dir, "notes.txt"));
+	cr_expect(there(dir, "initrd-00000000000000ff.cpio"));
+	/* an earlier cut-off (a LAVA job still waited on) keeps bb */
+	cr_expect_eq(lava_trim_initrds(dir, keep, rb_now() - 3600), 0);
+	cr_expect(there(dir, "initrd-00000000000000bb.cpio"));
+	cr_expect_eq(lava_trim_initrds(dir, keep, rb_now()), 1);
+	cr_expect_not(there(dir, "initrd-00000000000000bb.cpio"));
+	/* no directory yet: nothing to trim */
+	cr_assert_eq(rb_remove_tree(dir), 0);
+	cr_expect_eq(lava_trim_initrds(dir, keep, rb_now()), 0);
+	free(keep);
+	free(sub);
 }

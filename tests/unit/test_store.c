@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <criterion/criterion.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -193,6 +194,7 @@ Test(store, lava_batches_are_found_again)
 	struct lava_job_rec j = { 0 }, *w = NULL;
 	struct store *st;
 	int64_t a, b, boot, run;
+	double oldest = -1;
 	size_t n;
 	int taken;
 
@@ -208,6 +210,12 @@ Test(store, lava_batches_are_found_again)
 	cr_expect_str_eq(j.state, "submitting");
 	cr_expect_eq(j.lava_id, 0);
 	lava_job_rec_release(&j);
+	/* waited on since it was written (the initrds' trim keeps its) */
+	cr_assert_eq(store_lava_oldest_waiting(st, 0, &oldest), 0);
+	cr_expect(fabs(oldest - rb_now()) < 3600, "%f", oldest);
+	cr_assert_eq(store_lava_oldest_waiting(st, rb_now() + 3600, &oldest),
+		     0);
+	cr_expect_eq(oldest, 0);
 	/* another slot, another job: not this batch */
 	cr_expect_eq(store_lava_open(st, "box2", c, k, &j), 0);
 	cr_expect_eq(store_lava_open(st, "box1", c, "other", &j), 0);
@@ -225,6 +233,8 @@ Test(store, lava_batches_are_found_again)
 	cr_assert_eq(store_lava_waiting(st, 0, &w, &n), 0);
 	cr_expect_eq(n, 0);
 	free(w);
+	cr_assert_eq(store_lava_oldest_waiting(st, 0, &oldest), 0);
+	cr_expect_eq(oldest, 0);
 	cr_assert_eq(store_lava_open(st, "box1", c, k, &j), 1);
 	cr_expect_eq(j.boot_id, boot);
 	cr_expect_str_eq(j.state, "ok");
