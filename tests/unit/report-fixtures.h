@@ -10,6 +10,19 @@
  */
 #include "report.h"
 
+/* tests/data/report/NAME, found from this file's path (make runs at the
+ * top) */
+static inline char *report_data_path(const char *name)
+{
+	char *unit = rb_dirname(__FILE__);
+	char *tests = rb_dirname(unit);
+	char *p = xstrfmt("%s/data/report/%s", tests, name);
+
+	free(unit);
+	free(tests);
+	return p;
+}
+
 static const struct rb_report_param fx_params_resched[] = {
 	{ "nr_threads", "100%" },
 	{ "testtime", "60s" },

@@ -10,17 +10,6 @@
 #include "sbuf.h"
 #include "report-fixtures.h"
 
-static char *data_path(const char *name)
-{
-	char *unit = rb_dirname(__FILE__);
-	char *tests = rb_dirname(unit);
-	char *p = xstrfmt("%s/data/report/%s", tests, name);
-
-	free(unit);
-	free(tests);
-	return p;
-}
-
 static char *scratch(void)
 {
 	char tmpl[] = "/tmp/robot-outbox-XXXXXX";
@@ -40,8 +29,8 @@ static char *read_text(const char *path)
 /* The JSON twin of fx_regression renders the same golden mail. */
 Test(report_json, renders_the_golden_regression)
 {
-	char *json = data_path("regression.json");
-	char *eml = data_path("regression.eml");
+	char *json = report_data_path("regression.json");
+	char *eml = report_data_path("regression.eml");
 	char *want = read_text(eml);
 	struct rb_report_doc doc;
 	struct sbuf sb = SBUF_INIT;

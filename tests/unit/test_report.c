@@ -8,18 +8,6 @@
 #include "svec.h"
 #include "report-fixtures.h"
 
-/* tests/data/report/, found from this file's path (make runs at the top) */
-static char *golden_path(const char *name)
-{
-	char *unit = rb_dirname(__FILE__);
-	char *tests = rb_dirname(unit);
-	char *p = xstrfmt("%s/data/report/%s", tests, name);
-
-	free(unit);
-	free(tests);
-	return p;
-}
-
 static char *render(const struct rb_report *r)
 {
 	struct sbuf sb = SBUF_INIT;
@@ -48,7 +36,7 @@ static void split_lines(struct svec *out, const char *text)
 /* Line by line against the golden file: the first difference is named. */
 static void check_golden(const char *name, const char *got)
 {
-	char *path = golden_path(name), *want;
+	char *path = report_data_path(name), *want;
 	struct svec w = SVEC_INIT, g = SVEC_INIT;
 	size_t i;
 
