@@ -565,9 +565,14 @@ static int write_sbuf(void *data, unsigned char *buffer, size_t size)
 	return sbuf_add(data, buffer, size) == 0;
 }
 
+/*
+ * Quoted: what was quoted, what would read back as null, and "<<" (a
+ * plain "<<:" line is lkp's include, job-include.c: a key "<<" made by a
+ * dotted key, "a.<<: x", must read back as the key it is).
+ */
 static bool needs_quotes(const struct ynode *n)
 {
-	return n->quoted || plain_null(n->str);
+	return n->quoted || plain_null(n->str) || !strcmp(n->str, "<<");
 }
 
 static int emit_node(yaml_emitter_t *em, const struct ynode *n)

@@ -674,6 +674,37 @@ Test(job, write_and_read_back)
 }
 
 /*
+ * A dotted key whose last part is "<<" makes a key "<<" (as a quoted
+ * "<<" in a mapping is one): the job written out says '<<', so that it
+ * reads back as that key and not as lkp's "<<: FILE" include (a fuzz
+ * finding: "....<<: 10000%" loaded, but its written job asked for a file
+ * named 10000%).
+ */
+Test(job, a_dotted_key_made_of_merge_signs_reads_back)
+{
+	static const char yaml[] = "stress-ng: {test: mmap}\n"
+				   "a..<<: x\n"
+				   "foo: {\"<<\": y}\n";
+	struct job_list l = JOB_LIST_INIT, back = JOB_LIST_INIT;
+	struct sbuf out = SBUF_INIT, again = SBUF_INIT;
+
+	cr_assert_eq(job_load_string(&l, "t.yaml", yaml, strlen(yaml)), 0, "%s",
+		     rb_errmsg());
+	cr_assert_eq(job_list_resolve(&l, 2, NULL), 0);
+	cr_assert_eq(job_write_yaml(l.v[0], &out), 0);
+	cr_expect(strstr(out.buf, "\n    '<<': x\n"), "%s", out.buf);
+	cr_expect(strstr(out.buf, "\n  '<<': y\n"), "%s", out.buf);
+	cr_assert_eq(job_load_string(&back, "job.yaml", out.buf, out.len), 0,
+		     "%s", rb_errmsg());
+	cr_assert_eq(job_write_yaml(back.v[0], &again), 0);
+	cr_expect_str_eq(again.buf, out.buf);
+	sbuf_release(&out);
+	sbuf_release(&again);
+	job_list_release(&l);
+	job_list_release(&back);
+}
+
+/*
  * A dotted key nests one mapping a dot under the top one: the reader's
  * nesting limit (64) holds for what it makes, so a job written out
  * reads back (make fuzz found one of 100 dots that did not). 63 dots
