@@ -268,6 +268,7 @@ static void trim_initrds(struct store *st, const char *dir, const char *keep)
 static int batch_initrd(const struct lab *lab, struct store *store,
 			const char *script, char **out)
 {
+	static unsigned tmp_seq;
 	struct sbuf cpio = SBUF_INIT;
 	struct stat st;
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -287,18 +288,21 @@ static int batch_initrd(const struct lab *lab, struct store *store,
 	h = fnv1a(h, script, strlen(script));
 	*out = xstrfmt("%s/initrd-%016llx.cpio", dir, (unsigned long long)h);
 	/* reused: touched, so that no trim takes it before a worker
-	 * fetched it (gone in between: another robot trimmed it, write it
-	 * again) */
+	 * fetched it (gone in between: a trim took it, write it again) */
 	if (utimensat(AT_FDCWD, *out, NULL, 0) == 0) {
 		ret = 0;
 		goto out;
 	}
-	if (errno != ENOENT) {
-		rb_error("cannot touch '%s': %s", *out, strerror(errno));
+	if (errno != ENOENT && rb_file_exists(*out)) {
+		rb_warn("cannot touch '%s': %s", *out, strerror(errno));
+		ret = 0;
 		goto out;
 	}
 	lava_batch_cpio(script, &cpio);
-	tmp = xstrfmt("%s.tmp.%ld", *out, (long)getpid());
+	/* the slots' threads may write the same one at once (the anchors'
+	 * first batches): each its own file, the last rename wins */
+	tmp = xstrfmt("%s.tmp.%ld.%u", *out, (long)getpid(),
+		      __atomic_add_fetch(&tmp_seq, 1, __ATOMIC_RELAXED));
 	if (rb_mkdir_p(dir) < 0 || rb_copy_file(lab->lava.initrd, tmp) < 0)
 		goto out;
 	f = fopen(tmp, "ab");
