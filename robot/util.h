@@ -126,7 +126,11 @@ bool rb_is_sha1_hex(const char *s);
 int rb_read_file(const char *path, char **buf, size_t *len);
 /* The same, refusing ("'PATH' is larger than N MiB") files over max bytes. */
 int rb_read_file_max(const char *path, size_t max, char **buf, size_t *len);
-/* Write atomically: PATH.lock, fsync, rename (git's lockfile). 0 or -1. */
+/*
+ * Write atomically: PATH.lock, fsync, rename (git's lockfile). 0 or -1.
+ * A PATH.lock already there is taken for a killed robot's (the workdir
+ * lock keeps other robots out): two threads must not write one PATH.
+ */
 int rb_write_file_atomic(const char *path, const void *buf, size_t len);
 /* Copy a file to another path, atomically as above. 0 or -1. */
 int rb_copy_file(const char *from, const char *to);
