@@ -262,11 +262,10 @@ static void trim_initrds(struct store *st, const char *dir, const char *keep)
 /*
  * WORKDIR/artifacts/lava/initrd-<hash>.cpio: the lab's initrd with the
  * batch appended (named by both, so every commit's batch of one job
- * shares it). Its path in *out. One reused is touched (the trim's clock);
- * writing one trims the others (lava_trim_initrds).
+ * shares it): lava-exec.h.
  */
-static int batch_initrd(const struct lab *lab, struct store *store,
-			const char *script, char **out)
+int lava_batch_initrd(const struct lab *lab, struct store *store,
+		      const char *script, char **out)
 {
 	static unsigned tmp_seq;
 	struct sbuf cpio = SBUF_INIT;
@@ -482,7 +481,7 @@ static int batch_definition(struct batch *b, char **def, struct sbuf *cmdline)
 	}
 	if (lava_batch_script(b->m->r->job, b->m->host, lab->lava.runs_per_job,
 			      &script, cmdline) < 0 ||
-	    batch_initrd(lab, b->m->r->st, script.buf, &initrd) < 0)
+	    lava_batch_initrd(lab, b->m->r->st, script.buf, &initrd) < 0)
 		goto out;
 	ku = artifact_url(lab, kernel);
 	iu = artifact_url(lab, initrd);

@@ -74,6 +74,17 @@ void lava_batch_cpio(const char *script, struct sbuf *sb);
 bool lava_run_output(const char *console, int n, struct sbuf *text, int *rc);
 
 /*
+ * WORKDIR/artifacts/lava/initrd-<hash>.cpio: the lab's initrd with the
+ * batch's cpio of script appended (named by both, so every commit's batch
+ * of one job shares it), its path in *out. One there is touched and
+ * reused; writing one trims the others (lava_trim_initrds, the cut-off
+ * from store's LAVA jobs still waited on). Slots' threads may ask for the
+ * same one at once, each with its own store. 0 or -1.
+ */
+int lava_batch_initrd(const struct lab *lab, struct store *store,
+		      const char *script, char **out);
+
+/*
  * WORKDIR/artifacts/lava/ holds one initrd per batch script (a job's runs
  * on a slot type) and version of the lab's initrd: a copy of it each.
  * Writing a new one removes every other initrd (and a killed robot's

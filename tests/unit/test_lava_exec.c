@@ -8,6 +8,8 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "robot.h"
@@ -17,6 +19,7 @@
 #include "proc.h"
 #include "runner.h"
 #include "sbuf.h"
+#include "store.h"
 #include "svec.h"
 
 static struct job_list jobs = JOB_LIST_INIT;
@@ -262,4 +265,99 @@ Test(lava_exec, initrds_unused_since_the_cutoff_go)
 	cr_expect_eq(lava_trim_initrds(dir, keep, rb_now()), 0);
 	free(keep);
 	free(sub);
+}
+
+struct initrd_racer {
+	const struct lab *lab;
+	struct store *st;
+	pthread_barrier_t *go;
+	int rounds, failed;
+};
+
+static void *initrd_race(void *arg)
+{
+	struct initrd_racer *t = arg;
+	int i;
+
+	for (i = 0; i < t->rounds; i++) {
+		char *out = NULL;
+
+		pthread_barrier_wait(t->go);
+		if (lava_batch_initrd(t->lab, t->st, "echo race\n", &out) < 0)
+			t->failed++;
+		free(out);
+		/* the main thread checks the file, then removes it */
+		pthread_barrier_wait(t->go);
+		pthread_barrier_wait(t->go);
+	}
+	return NULL;
+}
+
+/*
+ * Two slots ask for the same batch initrd at the same moment (the
+ * anchors' first batches do): both get it, and it is the lab's initrd
+ * with the batch appended, whole. They once shared one .tmp file, whose
+ * atomic write took the other thread's lock for a killed robot's.
+ */
+Test(lava_exec, two_slots_write_one_initrd_at_once)
+{
+	char dir[] = "/tmp/robot-initrd-race-XXXXXX";
+	struct lab lab = { 0 };
+	struct initrd_racer t[2];
+	pthread_barrier_t go;
+	pthread_t th[2];
+	struct sbuf want = SBUF_INIT, cpio = SBUF_INIT;
+	char *box, *path = NULL, *got, *lava;
+	size_t len, i;
+	int r, k;
+
+	cr_assert_not_null(mkdtemp(dir));
+	box = xstrfmt("%s/box.cpio", dir);
+	/* a box initrd of 1 MiB: copies long enough for the two to meet */
+	for (i = 0; i < (1u << 20) / 16; i++)
+		sbuf_addstr(&want, "0123456789abcde\n");
+	cr_assert_eq(rb_write_file_atomic(box, want.buf, want.len), 0);
+	lava_batch_cpio("echo race\n", &cpio);
+	sbuf_add(&want, cpio.buf, cpio.len);
+	lab.workdir = dir;
+	lab.lava.initrd = box;
+	cr_assert_eq(pthread_barrier_init(&go, NULL, 3), 0);
+	for (k = 0; k < 2; k++) {
+		t[k] = (struct initrd_racer){ &lab, NULL, &go, 20, 0 };
+		cr_assert_eq(store_open(&t[k].st, dir), 0, "%s", rb_errmsg());
+		cr_assert_eq(pthread_create(&th[k], NULL, initrd_race, &t[k]),
+			     0);
+	}
+	for (r = 0; r < 20; r++) {
+		pthread_barrier_wait(&go);
+		pthread_barrier_wait(&go);
+		if (!path) {
+			cr_assert_eq(lava_batch_initrd(&lab, t[0].st,
+						       "echo race\n", &path),
+				     0);
+		}
+		cr_assert_eq(rb_read_file(path, &got, &len), 0, "%s",
+			     rb_errmsg());
+		cr_expect(len == want.len && !memcmp(got, want.buf, len),
+			  "round %d: %zu bytes, want %zu", r, len, want.len);
+		free(got);
+		cr_assert_eq(unlink(path), 0);
+		pthread_barrier_wait(&go);
+	}
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		cr_expect_eq(t[k].failed, 0, "thread %d failed %d times", k,
+			     t[k].failed);
+		store_close(t[k].st);
+	}
+	/* no half-written file left behind */
+	lava = xstrfmt("%s/artifacts/lava", dir);
+	cr_expect_eq(lava_trim_initrds(lava, "", rb_now() + 60), 0);
+	free(lava);
+	pthread_barrier_destroy(&go);
+	rb_remove_tree(dir);
+	free(box);
+	free(path);
+	sbuf_release(&want);
+	sbuf_release(&cpio);
 }
