@@ -263,6 +263,7 @@ int runner_init(struct runner *r, const struct lab *lab, struct store *st,
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
+	svec_init(&r->left_behind);
 	r->lab = lab;
 	r->st = st;
 	r->repo = repo;
@@ -321,6 +322,7 @@ void runner_release(struct runner *r)
 	free(r->rootfs);
 	free(r->help_host);
 	free(r->help_text);
+	svec_clear(&r->left_behind);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1057,12 +1059,19 @@ static int host_help(struct runner *r, const struct payload_ops *p,
 	return got < 0 ? -1 : 0;
 }
 
-/* Best effort: end a run script left behind on the host. */
-static void kill_remote(struct transport *t, const char *rdir)
+/*
+ * Best effort: end a run script left behind on the host (its pid, if that
+ * process still runs the script of this DIR: a pid read late may be
+ * another's by now) and remove its DIR. False when the host could not be
+ * asked.
+ */
+static bool kill_remote(struct transport *t, const char *rdir)
 {
 	const char *argv[] = { "sh",
 			       "-c",
 			       "p=$(cat \"$1/pid\" 2>/dev/null) && "
+			       "tr '\\000' '\\n' </proc/\"$p\"/cmdline "
+			       "2>/dev/null | grep -qxF -- \"$1\" && "
 			       "kill -TERM \"$p\"; rm -rf \"$1\"",
 			       "robot-kill",
 			       rdir,
@@ -1072,10 +1081,45 @@ static void kill_remote(struct transport *t, const char *rdir)
 		.argv = argv, .out = &out, .err = &out, .timeout = 30
 	};
 	struct transport_result res = { 0 };
+	bool ok = transport_run(t, &cmd, &res) == 0 && !res.infra &&
+		  !res.timed_out && res.exited && res.code == 0;
 
-	transport_run(t, &cmd, &res);
 	transport_result_release(&res);
 	sbuf_release(&out);
+	return ok;
+}
+
+/*
+ * A run cut off with its host (the connection lost, the fetch failed)
+ * leaves its DIR there, and maybe its payload running: kept as
+ * "HOST\tDIR" until the host answers again (tidy_host).
+ */
+static void kill_remote_or_keep(struct runner *r, struct transport *t,
+				const struct lab_host *host, const char *rdir)
+{
+	if (!kill_remote(t, rdir))
+		svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
+}
+
+/* The host answers: end and remove what earlier runs left on it. */
+static void tidy_host(struct runner *r, struct transport *t,
+		      const struct lab_host *host)
+{
+	size_t i = 0, n = strlen(host->name);
+
+	while (i < r->left_behind.nr) {
+		char *e = r->left_behind.v[i];
+
+		if (strncmp(e, host->name, n) || e[n] != '\t' ||
+		    !kill_remote(t, e + n + 1)) {
+			i++;
+			continue;
+		}
+		free(e);
+		memmove(r->left_behind.v + i, r->left_behind.v + i + 1,
+			(r->left_behind.nr - i) * sizeof(char *));
+		r->left_behind.nr--;
+	}
 }
 
 /* Fetch DIR/name from the host into the local result dir. */
@@ -1474,6 +1518,8 @@ int runner_run(struct runner *r, const struct lab_host *host,
 	}
 	if (infra)
 		goto finish;
+	if (!here)
+		tidy_host(r, &t, host);
 	rdir = here ? xstrdup(ldir) :
 		      xstrfmt("/tmp/robot-run.%ld.%lld", (long)getpid(),
 			      (long long)run_id);
@@ -1514,13 +1560,16 @@ int runner_run(struct runner *r, const struct lab_host *host,
 			  transport_describe(&res, &d));
 		infra = true;
 		if (!here)
-			kill_remote(&t, rdir);
+			kill_remote_or_keep(r, &t, host, rdir);
 		goto finish;
 	}
 	if (!here) {
 		run_fetch(p, &t, rdir, ldir, &infra, why);
-		if (infra)
+		if (infra) {
+			/* asked again once the host answers */
+			svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
 			goto finish;
+		}
 		kill_remote(&t, rdir);
 	}
 	run_outcome(r, p, host, ldir, status, stats, &infra, why);

@@ -7,6 +7,7 @@
 
 #include "result.h"
 #include "store.h"
+#include "svec.h"
 
 struct lab;
 struct lab_host;
@@ -90,6 +91,8 @@ struct runner {
 	bool bad_input;
 	/* build slots shared with other runners (NULL: builds run at once) */
 	struct build_gate *gate;
+	/* "HOST\tDIR": run directories a lost host still holds */
+	struct svec left_behind;
 };
 
 /*
