@@ -1094,11 +1094,10 @@ static bool kill_remote(struct transport *t, const char *rdir)
  * leaves its DIR there, and maybe its payload running: kept as
  * "HOST\tDIR" until the host answers again (tidy_host).
  */
-static void kill_remote_or_keep(struct runner *r, struct transport *t,
-				const struct lab_host *host, const char *rdir)
+static void leave_behind(struct runner *r, const struct lab_host *host,
+			 const char *rdir)
 {
-	if (!kill_remote(t, rdir))
-		svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
+	svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
 }
 
 /* The host answers: end and remove what earlier runs left on it. */
@@ -1559,15 +1558,14 @@ int runner_run(struct runner *r, const struct lab_host *host,
 		sbuf_addf(why, "%s: %s", host->name,
 			  transport_describe(&res, &d));
 		infra = true;
-		if (!here)
-			kill_remote_or_keep(r, &t, host, rdir);
+		if (!here && !kill_remote(&t, rdir))
+			leave_behind(r, host, rdir);
 		goto finish;
 	}
 	if (!here) {
 		run_fetch(p, &t, rdir, ldir, &infra, why);
 		if (infra) {
-			/* asked again once the host answers */
-			svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
+			leave_behind(r, host, rdir);
 			goto finish;
 		}
 		kill_remote(&t, rdir);
