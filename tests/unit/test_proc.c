@@ -494,6 +494,7 @@ Test(proc, reap_what_a_killed_robot_left, .timeout = 60)
 		kill((pid_t)hook_pid, SIGKILL);
 	while (waitpid(-1, &status, 0) > 0)
 		;
+	rb_remove_tree(dir);
 	free(dir);
 	free(fifo);
 	free(hook);
