@@ -18,6 +18,13 @@
  * above the including file, below that folder and below $LKP_SRC (first
  * match in name order). Unlike lkp, an included file's own includes are
  * expanded too; an include cycle is an error.
+ *
+ * lkp's templates (lib/erb.rb, lib/job.rb) are Ruby: `{{ expression }}`
+ * in a value, evaluated against the job's other keys, and ERB (`<% %>`,
+ * a line starting with '%'). The robot runs no Ruby, so each file's text
+ * is refused at its first template, before it is parsed: as YAML,
+ * `{{ x }}` is a mapping of a mapping, and a quoted one would be the
+ * value itself.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -135,6 +142,44 @@ static int at_error(const struct line *l, size_t col, const char *fmt, ...)
 		 msg.buf);
 	sbuf_release(&msg);
 	return -1;
+}
+
+/* The first of lkp's templates in a file's lines (see the top), refused. */
+static int check_templates(const struct lines *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct line *l = &in->v[i];
+		const char *s = l->text, *p;
+
+		if (s[0] == '%' && strncmp(s, "%YAML", 5) &&
+		    strncmp(s, "%TAG", 4))
+			return at_error(l, 0,
+					"a line starting with '%%' is Ruby in "
+					"an lkp ERB template, which the robot "
+					"does not run: write the values it "
+					"makes");
+		p = strstr(s, "<%");
+		if (p)
+			return at_error(l, (size_t)(p - s),
+					"'<%% %%>' is an lkp ERB template "
+					"(Ruby), which the robot does not run: "
+					"write the value it makes");
+		for (p = s; *p; p++) {
+			/* lkp leaves comments alone */
+			if (*p == '#' &&
+			    (p == s || p[-1] == ' ' || p[-1] == '\t'))
+				break;
+			if (p[0] == '{' && p[1] == '{')
+				return at_error(l, (size_t)(p - s),
+						"'{{ }}' is an lkp template "
+						"(Ruby), which the robot does "
+						"not evaluate: write the "
+						"value it stands for");
+		}
+	}
+	return 0;
 }
 
 static int parse_include(const struct line *l, size_t col, const char *content,
@@ -563,6 +608,8 @@ static int include_one(struct assembly *a, const struct line *l, size_t col,
 		goto out;
 	}
 	split_lines(&sub, path, text, len);
+	if (check_templates(&sub) < 0)
+		goto out;
 	revise_text(&sub, &inc, &here);
 	subdir = rb_dirname(path);
 	/* the include line itself stays, as its indentation only */
@@ -625,6 +672,8 @@ int job_include_expand(const char *file, const char *text, size_t len,
 	bool any = false;
 
 	split_lines(&top, file, text, len);
+	if (check_templates(&top) < 0)
+		goto out;
 	for (i = 0; i < top.nr && !any; i++)
 		any = is_include(top.v[i].text, &ind, &content);
 	if (!any) {

@@ -211,6 +211,76 @@ Test(job_lkp, include_errors_name_where_they_are)
 	free(f);
 }
 
+/*
+ * lkp's templates (lib/erb.rb, lib/job.rb) are Ruby the robot does not
+ * run: refused at the template, in the job or in a file it includes,
+ * never read as YAML (an unquoted {{ x }} is a mapping of a mapping) nor
+ * run with the template's text for a value (a quoted one, a key the
+ * robot passes over). A comment may speak of them.
+ */
+Test(job_lkp, templates_are_refused_where_they_are)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "nr_threads: {{ 2 * 4 }}\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: '{{ }}' is an lkp template (Ruby), which the "
+		  "robot does not evaluate: write the value it stands for" },
+		{ "stress-ng:\n  test:\n  - mmap\n  - {{\n"
+		  "      fs == 'xfs' ? 'dir' : 'aio'\n    }}\n",
+		  "t.yaml:4:5: '{{ }}' is an lkp template (Ruby), which the "
+		  "robot does not evaluate: write the value it stands for" },
+		{ "note: \"size {{ nr_cpu * 2 }}\"\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: '{{ }}' is an lkp template (Ruby), which the "
+		  "robot does not evaluate: write the value it stands for" },
+		{ "testtime: <%= 30 * 2 %>s\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:11: '<% %>' is an lkp ERB template (Ruby), which "
+		  "the robot does not run: write the value it makes" },
+		{ "% [1, 2].each do |n|\nnr_threads: <%= n %>\n% end\n"
+		  "stress-ng: {test: mmap}\n",
+		  "t.yaml:1:1: a line starting with '%' is Ruby in an lkp ERB "
+		  "template, which the robot does not run: write the values it "
+		  "makes" },
+		{ "stress-ng: {test: mmap}  # <% x %>\n",
+		  "t.yaml:1:28: '<% %>' is an lkp ERB template (Ruby), which "
+		  "the robot does not run: write the value it makes" },
+	};
+	struct job_list l = JOB_LIST_INIT;
+	char *f, *top, *got, *want;
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		f = put("t.yaml", cases[i].text);
+		got = error_of(f);
+		want = xstrfmt("D/%s", cases[i].want);
+		cr_expect_str_eq(got, want, "%s", cases[i].text);
+		free(want);
+		free(got);
+		free(f);
+	}
+	/* in an included file: that file's line and column */
+	free(put("jobs/tmpl.yaml", "nr_threads: 1\n"
+				   "stress-ng:\n"
+				   "  test: mmap\n"
+				   "  mmap-bytes: '{{ nr_cpu }}M'\n"));
+	top = put("jobs/top.yaml", "<<: tmpl.yaml\n");
+	expect_error(top, "D/jobs/tmpl.yaml:4:16: '{{ }}' is an lkp template "
+			  "(Ruby), which the robot does not evaluate: write "
+			  "the value it stands for");
+	free(top);
+	/*
+	 * a comment may hold a {{ }} (lkp evaluates values only), not a
+	 * <% %> (lkp's ERB runs on the whole text)
+	 */
+	f = put("c.yaml", "# lkp would write {{ expr }}\n"
+			  "nr_threads: 1  # not {{ 2 * 4 }}\n"
+			  "stress-ng: {test: mmap}\n");
+	cr_assert_eq(job_load_file(&l, f), 0, "%s", rb_errmsg());
+	cr_expect_eq(l.nr, 1);
+	job_list_release(&l);
+	free(f);
+}
+
 /* revise_hash: key+, key-, dotted keys and accumulative keys */
 Test(job_lkp, incremental_keys)
 {
