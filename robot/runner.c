@@ -263,7 +263,6 @@ int runner_init(struct runner *r, const struct lab *lab, struct store *st,
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	svec_init(&r->left_behind);
 	r->lab = lab;
 	r->st = st;
 	r->repo = repo;
@@ -322,7 +321,6 @@ void runner_release(struct runner *r)
 	free(r->rootfs);
 	free(r->help_host);
 	free(r->help_text);
-	svec_clear(&r->left_behind);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1091,34 +1089,32 @@ static bool kill_remote(struct transport *t, const char *rdir)
 
 /*
  * A run cut off with its host (the connection lost, the fetch failed)
- * leaves its DIR there, and maybe its payload running: kept as
- * "HOST\tDIR" until the host answers again (tidy_host).
+ * leaves its DIR there, and maybe its payload running: recorded in the
+ * store until the host answers again (tidy_host), so that a later robot
+ * ends it when this one exits first.
  */
 static void leave_behind(struct runner *r, const struct lab_host *host,
 			 const char *rdir)
 {
-	svec_pushf(&r->left_behind, "%s\t%s", host->name, rdir);
+	if (store_left_behind_add(r->st, host->name, rdir) < 0)
+		rb_warn("%s: '%s' stays on the host: %s", host->name, rdir,
+			rb_errmsg());
 }
 
 /* The host answers: end and remove what earlier runs left on it. */
 static void tidy_host(struct runner *r, struct transport *t,
 		      const struct lab_host *host)
 {
-	size_t i = 0, n = strlen(host->name);
+	struct svec dirs = SVEC_INIT;
+	size_t i;
 
-	while (i < r->left_behind.nr) {
-		char *e = r->left_behind.v[i];
-
-		if (strncmp(e, host->name, n) || e[n] != '\t' ||
-		    !kill_remote(t, e + n + 1)) {
-			i++;
-			continue;
-		}
-		free(e);
-		memmove(r->left_behind.v + i, r->left_behind.v + i + 1,
-			(r->left_behind.nr - i) * sizeof(char *));
-		r->left_behind.nr--;
-	}
+	if (store_left_behind(r->st, host->name, &dirs) < 0)
+		rb_warn("%s", rb_errmsg());
+	for (i = 0; i < dirs.nr; i++)
+		if (kill_remote(t, dirs.v[i]) &&
+		    store_left_behind_gone(r->st, host->name, dirs.v[i]) < 0)
+			rb_warn("%s", rb_errmsg());
+	svec_clear(&dirs);
 }
 
 /* Fetch DIR/name from the host into the local result dir. */

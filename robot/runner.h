@@ -91,8 +91,6 @@ struct runner {
 	bool bad_input;
 	/* build slots shared with other runners (NULL: builds run at once) */
 	struct build_gate *gate;
-	/* "HOST\tDIR": run directories a lost host still holds */
-	struct svec left_behind;
 };
 
 /*

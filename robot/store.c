@@ -247,6 +247,15 @@ static const char *const migrations[] = {
 	"  UNIQUE (job, metric, good, bad)"
 	") STRICT;"
 	"CREATE INDEX nightly_changes_by_job ON nightly_changes(job, metric);",
+	/* 8 -> 9: the directories of runs cut off with their ssh host,
+	 * left on it (runner.c): ended and removed once the host answers,
+	 * by this robot or a later one */
+	"CREATE TABLE left_behind ("
+	"  host TEXT NOT NULL,"
+	"  dir TEXT NOT NULL,"
+	"  since REAL NOT NULL,"
+	"  PRIMARY KEY (host, dir)"
+	") STRICT;",
 };
 
 static int store_error(struct store *st, const char *what)
@@ -1026,6 +1035,34 @@ int store_job_stat_names(struct store *st, const char *testcase,
 		     "ss", testcase, path_params) < 0)
 		return -1;
 	return db_each(st->db, s, "read stat names", name_row, out);
+}
+
+int store_left_behind_add(struct store *st, const char *host, const char *dir)
+{
+	return db_run(
+		st->db, NULL,
+		"INSERT OR IGNORE INTO left_behind (host, dir, since)"
+		" VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)",
+		"ss", host, dir);
+}
+
+int store_left_behind(struct store *st, const char *host, struct svec *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(st->db, &s,
+		     "SELECT dir FROM left_behind WHERE host = ?"
+		     " ORDER BY since, dir",
+		     "s", host) < 0)
+		return -1;
+	return db_each(st->db, s, "read left_behind", name_row, out);
+}
+
+int store_left_behind_gone(struct store *st, const char *host, const char *dir)
+{
+	return db_run(st->db, NULL,
+		      "DELETE FROM left_behind WHERE host = ? AND dir = ?",
+		      "ss", host, dir);
 }
 
 int store_bisection_run_count(struct store *st, int64_t id, const char *commit,

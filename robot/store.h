@@ -165,6 +165,18 @@ int store_lava_taken(struct store *st, int64_t boot_id, int *out);
 int store_lava_waiting(struct store *st, int64_t bisection_id,
 		       struct lava_job_rec **out, size_t *n);
 
+/*
+ * The directory of a run cut off with its host (the connection lost, the
+ * fetch failed), left on that host: recorded until it is ended and
+ * removed (store_left_behind_gone), by this robot or a later one.
+ * Recording one twice changes nothing. store_left_behind() appends a
+ * host's, oldest first, to out (a struct svec). 0 or -1.
+ */
+struct svec;
+int store_left_behind_add(struct store *st, const char *host, const char *dir);
+int store_left_behind(struct store *st, const char *host, struct svec *out);
+int store_left_behind_gone(struct store *st, const char *host, const char *dir);
+
 /* The first free run number (0..) for a key, like lkp's result roots. */
 int store_next_run_no(struct store *st, const struct run_key *key, int *out);
 
@@ -277,7 +289,6 @@ int store_key_run_stats(struct store *st, const struct run_key *key,
  * and path_params, any host, kernel or bisection), sorted, at most 10000,
  * appended to out (a struct svec). 0 or -1.
  */
-struct svec;
 int store_job_stat_names(struct store *st, const char *testcase,
 			 const char *path_params, struct svec *out);
 /* Runs of a commit within the bisection with a given status. */

@@ -8,6 +8,7 @@
 #include "robot.h"
 #include "bisection.h"
 #include "store.h"
+#include "svec.h"
 #include "workdir.h"
 
 static char dir[64];
@@ -326,5 +327,48 @@ Test(store, a_dropped_verdict_is_not_replayed)
 	cr_expect(!strstr(buf, "\ngit bisect good 1111"), "%s", buf);
 	free(buf);
 	free(drop);
+	store_close(st);
+}
+
+/*
+ * The run directories left on a host: kept across robots (a later one
+ * ends them), per host, oldest first, one row a directory, until gone.
+ */
+Test(store, left_behind_dirs_outlive_their_robot)
+{
+	struct svec a = SVEC_INIT, b = SVEC_INIT;
+	struct store *st;
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_assert_eq(store_left_behind_add(st, "box1", "/tmp/robot-run.7.1"), 0,
+		     "%s", rb_errmsg());
+	cr_assert_eq(store_left_behind_add(st, "box2", "/tmp/robot-run.7.2"),
+		     0);
+	cr_assert_eq(store_left_behind_add(st, "box1", "/tmp/robot-run.7.3"),
+		     0);
+	/* the same one again (a second cut on one run) changes nothing */
+	cr_assert_eq(store_left_behind_add(st, "box1", "/tmp/robot-run.7.1"),
+		     0);
+	store_close(st);
+
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	cr_assert_eq(store_left_behind(st, "box1", &a), 0, "%s", rb_errmsg());
+	cr_assert_eq(a.nr, 2);
+	cr_expect_str_eq(a.v[0], "/tmp/robot-run.7.1");
+	cr_expect_str_eq(a.v[1], "/tmp/robot-run.7.3");
+	cr_assert_eq(store_left_behind_gone(st, "box1", "/tmp/robot-run.7.1"),
+		     0);
+	/* another host's is its own */
+	cr_assert_eq(store_left_behind_gone(st, "box2", "/tmp/robot-run.7.3"),
+		     0);
+	svec_clear(&a);
+	cr_assert_eq(store_left_behind(st, "box1", &a), 0);
+	cr_assert_eq(a.nr, 1);
+	cr_expect_str_eq(a.v[0], "/tmp/robot-run.7.3");
+	cr_assert_eq(store_left_behind(st, "box2", &b), 0);
+	cr_assert_eq(b.nr, 1);
+	cr_expect_str_eq(b.v[0], "/tmp/robot-run.7.2");
+	svec_clear(&a);
+	svec_clear(&b);
 	store_close(st);
 }
