@@ -264,13 +264,16 @@ static int minus(struct ynode *root, const struct ynode *key,
 /* containers nested in n, n included (0 for a scalar) */
 static int depth(const struct ynode *n)
 {
-	int d = 0;
+	int d = 0, c;
 	size_t i;
 
 	if (!n || n->kind == YNODE_SCALAR)
 		return 0;
-	for (i = 0; i < n->nr; i++)
-		d = RB_MAX(d, depth(n->vals[i]));
+	for (i = 0; i < n->nr; i++) {
+		/* not in RB_MAX, which would call it twice a level */
+		c = depth(n->vals[i]);
+		d = RB_MAX(d, c);
+	}
 	return d + 1;
 }
 

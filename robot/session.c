@@ -463,8 +463,10 @@ static int wait_one(struct sess *s, struct session_result *res)
 	}
 	hs->infra = 0;
 	if (res->outcome == SESSION_RUN_OK) {
+		double took = now(s) - t; /* once: RB_MAX reads it twice */
+
 		s->runs_seen++;
-		s->run_time += RB_MAX(0, now(s) - t);
+		s->run_time += RB_MAX(0, took);
 		heartbeat(s, res);
 	}
 	return 0;
