@@ -957,26 +957,39 @@ static bool stale(const struct stats_policy *p, const struct step_ctx *c,
 /* The step's numbers in words. */
 static void step_why(struct sbuf *why, const struct stats_policy *p,
 		     const struct step_ctx *c, const struct stats_set *good,
-		     const struct stats_set *bad, const struct stats_step *out,
-		     const double *adj, size_t n, double S)
+		     const struct stats_set *bad, const struct stats_set *cand,
+		     const struct stats_step *out, double S)
 {
 	struct stats_running r = STATS_RUNNING_INIT;
+	const char *model = NULL;
 	size_t i;
 
 	/*
-	 * The candidate's own runs (the pooled noise follows as "noise"),
-	 * after the hosts' offsets and the drift, like its mean: on one
-	 * host without drift what the mail's bisection table shows.
+	 * The candidate's runs as measured (the mean `robot bisect log`,
+	 * the result JSON and the mail show; the pooled noise follows as
+	 * "noise"), then, when the model moved it by a tenth of the noise
+	 * or more, the mean the step held against the threshold: after the
+	 * drift, the hosts' offsets. The anchors' levels are the model's.
 	 */
-	for (i = 0; i < n; i++)
-		stats_running_add(&r, adj[i]);
+	for (i = 0; i < cand->nr; i++)
+		stats_running_add(&r, cand->v[i]);
+	if (out->hosts > 1 ||
+	    fabs(out->cand_mean - r.mean) >= 0.1 * sqrt(c->sigma2))
+		model = out->trend && out->hosts > 1 ?
+				"the drift and the hosts' offsets" :
+			out->hosts > 1 ? "the hosts' offsets" :
+					 "the drift";
 	sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
-	why_runs(why, "candidate", out->cand_mean, sqrt(stats_running_var(&r)),
-		 n);
+	why_runs(why, "candidate", r.mean, sqrt(stats_running_var(&r)),
+		 cand->nr);
+	if (model)
+		sbuf_addf(why, ", %.6g after %s,", out->cand_mean, model);
 	sbuf_addf(why, " vs threshold %.6g (", c->T);
 	why_runs(why, "good", out->good_mean, 0, good->nr);
 	sbuf_addf(why, ", ");
 	why_runs(why, "bad", out->bad_mean, 0, bad->nr);
+	if (model)
+		sbuf_addf(why, ", after %s", model);
 	sbuf_addf(why, "), noise %.3g", sqrt(c->sigma2));
 	if (out->trend)
 		sbuf_addf(why, ", drift %.3g", out->trend);
@@ -1313,7 +1326,7 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 		out->anchor_host = cand_host;
 	}
 	if (why)
-		step_why(why, p, &c, good, bad, out, adj, n, S);
+		step_why(why, p, &c, good, bad, cand, out, S);
 	ret = 0;
 done:
 	free(res.r);

@@ -574,8 +574,10 @@ Test(stats, why_gives_the_runs_sample_stddev)
 	/* 78 and 86: sample sd 5.66 of 82 */
 	sbuf_reset(&why);
 	cr_assert_eq(stats_step_verdict(&p, &sg, &sb, &sc, &st, &why), 0);
-	cr_assert(strstr(why.buf, "candidate 82 +-6.9% (2 runs)"), "%s",
+	cr_assert(strstr(why.buf, "candidate 82 +-6.9% (2 runs) vs "), "%s",
 		  why.buf);
+	/* no drift, one host: the measured mean is the step's */
+	cr_assert_null(strstr(why.buf, " after "), "%s", why.buf);
 	release3(&sg, &sb, &sc);
 	sbuf_release(&why);
 }
@@ -621,6 +623,7 @@ Test(stats, a_new_host_needs_anchor_runs_there)
 	struct stats_set c = STATS_SET_INIT;
 	struct stats_policy p;
 	struct stats_step st;
+	struct sbuf why = SBUF_INIT;
 	int i;
 
 	stats_policy_init(&p);
@@ -641,12 +644,19 @@ Test(stats, a_new_host_needs_anchor_runs_there)
 	stats_set_add_run(&b, 96, 3, 0);
 	stats_set_add_run(&c, 106, 3, 0);
 	stats_set_add_run(&c, 105, 3, 0);
-	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, &why), 0);
 	cr_assert_eq(st.hosts, 2);
 	/* 100, 106, 105 on host 3, less its offset of 5 */
 	cr_assert(NEAR(st.cand_mean, (95 + 101 + 100) / 3.0, 0.05), "%g",
 		  st.cand_mean);
 	cr_assert_neq(st.verdict, STATS_BAD);
+	/* the runs as measured (what the log and the mail show), then the
+	 * mean the step used */
+	cr_assert(strstr(why.buf, "candidate 103.667 +-3.1% (3 runs), "),
+		  "%s", why.buf);
+	cr_assert(strstr(why.buf, " after the hosts' offsets, vs threshold"),
+		  "%s", why.buf);
+	sbuf_release(&why);
 	release3(&g, &b, &c);
 }
 
@@ -656,6 +666,7 @@ Test(stats, drift_is_removed_with_the_anchors_trend)
 	struct stats_set c = STATS_SET_INIT;
 	struct stats_policy p;
 	struct stats_step st;
+	struct sbuf why = SBUF_INIT;
 	double t = 0;
 	int i;
 
@@ -671,9 +682,16 @@ Test(stats, drift_is_removed_with_the_anchors_trend)
 	for (i = 0; i < 4; i++)
 		stats_set_add_run(&c, 100 + 30 + i + (i % 2 ? 0.5 : -0.5), 0,
 				  30 + i);
-	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, NULL), 0);
+	cr_assert_eq(stats_step_verdict(&p, &g, &b, &c, &st, &why), 0);
 	cr_assert(NEAR(st.trend, 1, 0.05), "trend %g", st.trend);
 	cr_assert_eq(st.verdict, STATS_GOOD);
+	/* measured 131.5; 107.5 at the anchors' mean time (t = 7.5) */
+	cr_assert(strstr(why.buf, "candidate 131.5 +-1.2% (4 runs), 107.5"),
+		  "%s", why.buf);
+	cr_assert(strstr(why.buf, " after the drift, vs threshold"), "%s",
+		  why.buf);
+	cr_assert(strstr(why.buf, " after the drift), noise"), "%s", why.buf);
+	sbuf_release(&why);
 	/* the same values read as bad-like runs without the trend */
 	p.drift = STATS_DRIFT_OFF;
 	stats_set_release(&c);
