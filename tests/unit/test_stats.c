@@ -652,8 +652,8 @@ Test(stats, a_new_host_needs_anchor_runs_there)
 	cr_assert_neq(st.verdict, STATS_BAD);
 	/* the runs as measured (what the log and the mail show), then the
 	 * mean the step used */
-	cr_assert(strstr(why.buf, "candidate 103.667 +-3.1% (3 runs), "),
-		  "%s", why.buf);
+	cr_assert(strstr(why.buf, "candidate 103.667 +-3.1% (3 runs), "), "%s",
+		  why.buf);
 	cr_assert(strstr(why.buf, " after the hosts' offsets, vs threshold"),
 		  "%s", why.buf);
 	sbuf_release(&why);
