@@ -66,7 +66,7 @@ static int64_t new_job(int64_t cycle, const char *head, int seq)
 
 Test(nightly_store, schema_version)
 {
-	cr_expect_eq(store_schema_version(st), 8);
+	cr_expect_eq(store_schema_version(st), 9);
 }
 
 Test(nightly_store, cycles_running_then_done)
