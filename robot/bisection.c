@@ -480,6 +480,12 @@ static void log_confirm(FILE *f, json_t *d)
 		rb_fmt_p(pv, sizeof(pv),
 			 json_number_value(json_object_get(e, "p")));
 		fprintf(f, ", %s", pv);
+		if (json_object_get(e, "parent_level"))
+			fprintf(f, " (the test's levels %.6g -> %.6g)",
+				json_number_value(
+					json_object_get(e, "parent_level")),
+				json_number_value(
+					json_object_get(e, "culprit_level")));
 	}
 }
 

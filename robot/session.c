@@ -685,19 +685,21 @@ static void json_escape(struct sbuf *sb, const char *text)
 
 /*
  * A verdict step's detail (JSON): the numbers of the test that gave it, up
- * to run id last_run. after_run >= 0: a verdict of the confirmation, on
- * the commit's runs after that run id (its fresh runs).
+ * to run id last_run ("mean" the runs' as measured, "level" the one the
+ * test held against the threshold, after the drift and the hosts'
+ * offsets). after_run >= 0: a verdict of the confirmation, on the
+ * commit's runs after that run id (its fresh runs).
  */
 static void verdict_detail(struct sbuf *detail, const struct stats_step *v,
 			   double last_run, const char *why, int64_t after_run)
 {
 	sbuf_addf(detail,
-		  "{\"last_run\": %.0f, \"mean\": %.17g, \"runs\": %zu, "
-		  "\"threshold\": %.17g, "
+		  "{\"last_run\": %.0f, \"mean\": %.17g, \"level\": %.17g, "
+		  "\"runs\": %zu, \"threshold\": %.17g, "
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
 		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, ",
-		  last_run, v->cand_mean, v->runs, v->threshold, v->llr,
-		  v->bound, v->noise_sd, vname(v->lean),
+		  last_run, v->runs_mean, v->cand_mean, v->runs, v->threshold,
+		  v->llr, v->bound, v->noise_sd, vname(v->lean),
 		  v->verdict == STATS_WEAK ? "true" : "false",
 		  v->sure ? "true" : "false");
 	if (after_run >= 0)
@@ -1206,11 +1208,18 @@ out:
 
 /* One parent's change as the confirmation shows it (method NULL: none). */
 struct change_line {
+	/* the runs' means and standard deviations */
 	double parent, culprit, parent_sd, culprit_sd;
 	size_t parent_runs, culprit_runs;
 	double pct, lo, hi, level, p;
 	bool bounded;
 	const char *method;
+	/*
+	 * The test's own levels of the two, whose change pct is, when the
+	 * means' change reads otherwise (to a twentieth of a point)
+	 */
+	bool levels;
+	double parent_level, culprit_level;
 };
 
 /*
@@ -1238,8 +1247,10 @@ static void change_line_test(struct change_line *l, const struct stats_step *v,
 	stats_summarize(&a, ps->v, ps->nr);
 	stats_summarize(&b, cs->v, cs->nr);
 	memset(l, 0, sizeof(*l));
-	l->parent = v->threshold;
-	l->culprit = v->cand_mean;
+	l->parent = a.mean;
+	l->culprit = b.mean;
+	l->parent_level = v->threshold;
+	l->culprit_level = v->cand_mean;
 	l->parent_sd = a.stddev;
 	l->culprit_sd = b.stddev;
 	l->parent_runs = ps->nr;
@@ -1252,6 +1263,9 @@ static void change_line_test(struct change_line *l, const struct stats_step *v,
 		l->lo = 100 * (d - z * se) / base;
 		l->hi = 100 * (d + z * se) / base;
 		l->bounded = true;
+		l->levels = a.mean != 0 &&
+			    fabs(100 * (b.mean - a.mean) / fabs(a.mean) -
+				 l->pct) >= 0.05;
 	}
 }
 
@@ -1389,6 +1403,10 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 			sbuf_addf(why, ", %s, %.6g -> %.6g, %zu vs %zu runs",
 				  pv, l.parent, l.culprit, l.parent_runs,
 				  l.culprit_runs);
+			if (l.levels)
+				sbuf_addf(why,
+					  " (the test's levels %.6g -> %.6g)",
+					  l.parent_level, l.culprit_level);
 		}
 		sbuf_addf(detail,
 			  "%s{\"parent\": \"%s\", \"parent_mean\": %.17g, "
@@ -1396,11 +1414,21 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 			  "\"culprit_sd\": %.17g, \"change_pct\": %.6g, "
 			  "\"p\": %.6g, \"parent_runs\": %zu, "
 			  "\"culprit_runs\": %zu, \"after_run\": %lld, "
-			  "\"host\": \"%s\", \"method\": \"%s\"",
+			  "\"host\": \"%s\", \"method\": \"%s",
 			  shown++ ? ", " : "", parents[k], l.parent, l.culprit,
 			  l.parent_sd, l.culprit_sd, l.pct, l.p, l.parent_runs,
 			  l.culprit_runs, (long long)after, s->cfg->hosts[host],
 			  l.method);
+		/* the mail names the method: the levels go with it */
+		if (l.levels)
+			sbuf_addf(detail,
+				  "; its levels %.6g -> %.6g\", "
+				  "\"parent_level\": %.17g, "
+				  "\"culprit_level\": %.17g",
+				  l.parent_level, l.culprit_level,
+				  l.parent_level, l.culprit_level);
+		else
+			sbuf_addch(detail, '"');
 		if (l.bounded)
 			sbuf_addf(detail,
 				  ", \"ci_pct\": [%.6g, %.6g], \"level\": %.3g",

@@ -1254,6 +1254,9 @@ static int decide(const struct stats_policy *p, const struct stats_set *good,
 
 	adj = xmalloc((n ? n : 1) * sizeof(*adj));
 	mean = adjust(f, cand, adj, Lc, &cand_t, &cand_host, &need_host);
+	out->runs_mean = 0;
+	for (i = 0; i < n; i++)
+		out->runs_mean += cand->v[i] / (double)n;
 	out->good_mean = f->beta[0];
 	out->bad_mean = f->beta[1];
 	out->runs = n;

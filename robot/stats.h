@@ -391,6 +391,7 @@ struct stats_step {
 	double threshold; /* the threshold the candidate is held against */
 	double good_mean, bad_mean; /* anchors (robust, adjusted) */
 	double cand_mean; /* candidate, adjusted for host and drift */
+	double runs_mean; /* the candidate's runs as measured */
 	double noise_sd; /* pooled noise stddev of single runs */
 	double trend; /* fitted drift per `when` unit (0: none fitted) */
 	int hosts; /* hosts whose offsets were fitted */

@@ -542,11 +542,45 @@ Test(session, k_way_rounds_on_four_hosts)
  * histories (the culprit 2 noise sd worse), every "confirmed" step's 95%
  * interval lies on the regression's side, and a refuted one's
  * ("unconfirmed") is not reported as a change. The interval, the word
- * "reproduced" and the confidence cannot disagree.
+ * "reproduced" and the confidence cannot disagree; nor can the change and
+ * the numbers shown with it: the runs' means, and the test's own levels
+ * when the change between the means reads otherwise.
  */
+static double num_after(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+
+	cr_assert_not_null(p, "no %s in %s", key, s);
+	return strtod(p + strlen(key), NULL);
+}
+
+/* The mean of commit hx's runs after run id `after` (its fresh runs). */
+static double fresh_mean(const struct fake *f, const char *hx, int64_t after,
+			 size_t *n)
+{
+	const struct session_mem_samples *sm = NULL;
+	double sum = 0;
+	long k;
+	size_t i;
+
+	for (k = 0; k <= f->m.n && !sm; k++)
+		if (!strncmp(hex((int)k), hx, 40))
+			sm = &f->m.samples[k];
+	cr_assert_not_null(sm, "no commit %.40s", hx);
+	*n = 0;
+	for (i = 0; i < sm->nr; i++) {
+		if (sm->v[i].run_id <= after)
+			continue;
+		sum += sm->v[i].value;
+		(*n)++;
+	}
+	return *n ? sum / (double)*n : NAN;
+}
+
 Test(session, confirmed_interval_never_holds_zero)
 {
-	unsigned seed, found = 0;
+	unsigned seed, found = 0, levels = 0;
+	double pm, cm, pct, m;
 
 	for (seed = 1; seed <= 30; seed++) {
 		struct fake f = { .culprit = 11,
@@ -563,6 +597,8 @@ Test(session, confirmed_interval_never_holds_zero)
 			const struct bisection_step_rec *st = &f.m.steps[i];
 			const char *d = st->detail, *ci;
 			double lo, hi;
+			int64_t after;
+			size_t n;
 
 			if (strcmp(st->kind, "confirmed") || !d)
 				continue;
@@ -573,12 +609,42 @@ Test(session, confirmed_interval_never_holds_zero)
 				     2);
 			cr_expect_lt(hi, 0, "seed %u: [%g, %g]", seed, lo, hi);
 			cr_expect(strstr(d, "\"method\": \"sequential change "
-					    "test, pooled noise\""));
+					    "test, pooled noise"));
 			found++;
+			/*
+			 * the change reads from the means shown, or, said
+			 * with them, from the test's levels
+			 */
+			pm = num_after(d, "\"parent_mean\": ");
+			cm = num_after(d, "\"culprit_mean\": ");
+			pct = num_after(d, "\"change_pct\": ");
+			/* the means are the fresh runs' */
+			after = (int64_t)num_after(d, "\"after_run\": ");
+			m = fresh_mean(&f, strstr(d, "\"parent\": \"") + 11,
+				       after, &n);
+			cr_expect_lt(fabs(m - pm), 1e-9, "seed %u: %g, %s",
+				     seed, m, d);
+			cr_expect_eq(n,
+				     (size_t)num_after(d, "\"parent_runs\": "));
+			m = fresh_mean(&f, st->commit, after, &n);
+			cr_expect_lt(fabs(m - cm), 1e-9, "seed %u: %g, %s",
+				     seed, m, d);
+			cr_expect_eq(
+				n, (size_t)num_after(d, "\"culprit_runs\": "));
+			if (strstr(d, "\"parent_level\": ")) {
+				cr_expect(strstr(d, "; its levels "), "%s", d);
+				pm = num_after(d, "\"parent_level\": ");
+				cm = num_after(d, "\"culprit_level\": ");
+				levels++;
+			}
+			cr_expect_lt(fabs(100 * (cm - pm) / fabs(pm) - pct),
+				     0.05, "seed %u: %s", seed, d);
 		}
 		release(&f, &out);
 	}
 	cr_expect_geq(found, 25, "only %u confirmed", found);
+	/* noisy runs: the robust levels differ from the means at times */
+	cr_expect_geq(levels, 1, "no confirmation named its levels");
 }
 
 /*
