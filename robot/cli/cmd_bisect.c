@@ -4,7 +4,7 @@
  *              [--metric STAT] [--threshold VALUE|-N%|+N%] [--first-parent]
  *              [--hosts NAME,...] [--param K=V]... [--json FILE]
  * robot bisect list --lab LAB
- * robot bisect log --lab LAB ID
+ * robot bisect log --lab LAB [ID]
  * robot bisect reset --lab LAB ID
  */
 #include <jansson.h>
@@ -255,18 +255,22 @@ static int open_store(const char *lab_path, struct lab *lab, struct store **st)
 	return 0;
 }
 
+enum id_arg { ID_NONE, ID_REQUIRED, ID_OPTIONAL };
+
+/* --lab LAB and a bisection's ID (*id 0 when an optional one is not given) */
 static int lab_and_id(int argc, char **argv, const char **lab, long *id,
-		      bool need_id)
+		      enum id_arg want)
 {
 	const char *v = NULL;
 	int i, r;
 
+	*id = 0;
 	for (i = 1; i < argc; i++) {
 		if ((r = rb_opt_arg(argc, argv, &i, "--lab", lab))) {
 			if (r < 0)
 				return rb_usage_error("bisect",
 						      "'--lab' needs a value");
-		} else if (need_id && !v) {
+		} else if (want != ID_NONE && !v) {
 			v = argv[i];
 		} else {
 			return rb_usage_error("bisect", "unknown argument '%s'",
@@ -275,7 +279,9 @@ static int lab_and_id(int argc, char **argv, const char **lab, long *id,
 	}
 	if (!*lab)
 		return rb_usage_error("bisect", "--lab is required");
-	if (need_id && (!v || rb_parse_long(v, id) < 0 || *id < 1))
+	if (!v && want == ID_OPTIONAL)
+		return 0;
+	if (want != ID_NONE && (!v || rb_parse_long(v, id) < 0 || *id < 1))
 		return rb_usage_error("bisect", "which bisection? (an ID "
 						"from 'robot bisect list')");
 	return 0;
@@ -290,7 +296,7 @@ static int do_list(int argc, char **argv)
 	size_t n, i;
 	long id;
 	bool busy;
-	int u = lab_and_id(argc, argv, &labp, &id, false);
+	int u = lab_and_id(argc, argv, &labp, &id, ID_NONE);
 
 	if (u)
 		return u;
@@ -319,6 +325,20 @@ static int do_list(int argc, char **argv)
 	return RB_EXIT_OK;
 }
 
+/* The newest bisection of the store (the list is newest first). */
+static int newest_bisection(struct store *st, const char *workdir, long *id)
+{
+	struct bisection_rec *v;
+	size_t n;
+
+	if (store_bisection_list(st, &v, &n) < 0)
+		return -1;
+	if (n)
+		*id = (long)v[0].id;
+	bisection_recs_free(v, n);
+	return n ? 0 : rb_error("no bisection in '%s'", workdir);
+}
+
 static int do_log(int argc, char **argv)
 {
 	const char *labp = NULL;
@@ -326,12 +346,19 @@ static int do_log(int argc, char **argv)
 	struct store *st;
 	struct rb_repo *repo = NULL;
 	long id;
-	int u = lab_and_id(argc, argv, &labp, &id, true), ret;
+	int u = lab_and_id(argc, argv, &labp, &id, ID_OPTIONAL), ret;
 
 	if (u)
 		return u;
 	if (open_store(labp, &lab, &st) < 0) {
 		rb_error_print();
+		return RB_EXIT_FAIL;
+	}
+	/* as git bisect log: without an ID, the newest bisection */
+	if (!id && newest_bisection(st, lab.workdir, &id) < 0) {
+		rb_error_print();
+		store_close(st);
+		lab_release(&lab);
 		return RB_EXIT_FAIL;
 	}
 	if (lab.tree.path)
@@ -354,7 +381,8 @@ static int do_reset(int argc, char **argv)
 	struct workdir_lock *lk = NULL;
 	struct bisection_rec rec = { 0 };
 	long id;
-	int u = lab_and_id(argc, argv, &labp, &id, true), ret = RB_EXIT_FAIL;
+	int u = lab_and_id(argc, argv, &labp, &id, ID_REQUIRED),
+	    ret = RB_EXIT_FAIL;
 
 	if (u)
 		return u;
