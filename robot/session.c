@@ -685,8 +685,8 @@ static void json_escape(struct sbuf *sb, const char *text)
 
 /*
  * A verdict step's detail (JSON): the numbers of the test that gave it, up
- * to run id last_run ("mean" the runs' as measured, "level" the one the
- * test held against the threshold, after the drift and the hosts'
+ * to run id last_run ("mean" the runs' as measured, "test_level" the one
+ * the test held against the threshold, after the drift and the hosts'
  * offsets). after_run >= 0: a verdict of the confirmation, on the
  * commit's runs after that run id (its fresh runs).
  */
@@ -694,8 +694,8 @@ static void verdict_detail(struct sbuf *detail, const struct stats_step *v,
 			   double last_run, const char *why, int64_t after_run)
 {
 	sbuf_addf(detail,
-		  "{\"last_run\": %.0f, \"mean\": %.17g, \"level\": %.17g, "
-		  "\"runs\": %zu, \"threshold\": %.17g, "
+		  "{\"last_run\": %.0f, \"mean\": %.17g, "
+		  "\"test_level\": %.17g, \"runs\": %zu, \"threshold\": %.17g, "
 		  "\"llr\": %.6g, \"bound\": %.6g, \"noise_sd\": %.6g, "
 		  "\"lean\": \"%s\", \"weak\": %s, \"sure\": %s, ",
 		  last_run, v->runs_mean, v->cand_mean, v->runs, v->threshold,
