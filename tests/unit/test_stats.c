@@ -1167,6 +1167,14 @@ run_step_on(struct rng *r, const struct stats_policy *p, double effect,
 	return st.verdict == STATS_WEAK ? st.lean : st.verdict;
 }
 
+/*
+ * The seeded rate tests below have no timeout of their own: the run's
+ * --timeout guards them (make test 600 s, make check 900 s). They take
+ * seconds at -O2 and minutes under the sanitizers on a busy machine,
+ * where a 120 s timeout of their own failed them (make check beside two
+ * suites, 2026-12-07).
+ */
+
 /* 8 anchor runs each: 16 residuals, too few to show the noise clean */
 static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
 				   double effect, bool bad_like, bool outliers,
@@ -1182,7 +1190,7 @@ static enum stats_verdict run_step(struct rng *r, const struct stats_policy *p,
  * margin (1.5%: the binomial 99.9% bound at 1% is 1.38%), and the test
  * must take few runs.
  */
-Test(stats, step_verdict_error_rates_and_power, .timeout = 120)
+Test(stats, step_verdict_error_rates_and_power)
 {
 	struct rng r = { 20240611 };
 	struct stats_policy p;
@@ -1206,7 +1214,7 @@ Test(stats, step_verdict_error_rates_and_power, .timeout = 120)
 }
 
 /* the same with 3% wild runs everywhere: clipping keeps the rates */
-Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
+Test(stats, step_verdict_error_rates_with_outliers)
 {
 	struct rng r = { 77 };
 	struct stats_policy p;
@@ -1233,7 +1241,7 @@ Test(stats, step_verdict_error_rates_with_outliers, .timeout = 120)
  * shows them (most of the time) and the steps keep two runs or more:
  * the rates hold too.
  */
-Test(stats, one_run_steps_keep_their_error_rates, .timeout = 120)
+Test(stats, one_run_steps_keep_their_error_rates)
 {
 	struct rng r = { 4242 };
 	struct stats_policy p;
@@ -1265,7 +1273,7 @@ Test(stats, one_run_steps_keep_their_error_rates, .timeout = 120)
  * noise sd is found (>= 99%); and the null is settled in 10 runs of each
  * anchor or fewer on average.
  */
-Test(stats, power_check_false_reports_and_power, .timeout = 120)
+Test(stats, power_check_false_reports_and_power)
 {
 	struct rng r = { 4242 };
 	struct stats_policy p;
@@ -1380,7 +1388,7 @@ Test(stats, power_check_waits_when_an_anchor_is_half_outliers)
  * homogeneous core), false reports <= 0.95% (endpoint_alpha 0.5% + 4
  * binomial sd; 0.7% measured).
  */
-Test(stats, power_check_with_outliers, .timeout = 120)
+Test(stats, power_check_with_outliers)
 {
 	struct rng r = { 4343 };
 	struct stats_policy p;
@@ -1423,8 +1431,7 @@ Test(stats, power_check_with_outliers, .timeout = 120)
  * history without a change is ruled out by 60 runs >= 95% of the time
  * (the null bisections that a false "reproduced" started end there).
  */
-Test(stats, power_recheck_ends_null_bisections_and_spares_real_ones,
-     .timeout = 120)
+Test(stats, power_recheck_ends_null_bisections_and_spares_real_ones)
 {
 	struct rng r = { 5151 };
 	struct stats_policy p;
@@ -1468,7 +1475,7 @@ Test(stats, power_recheck_ends_null_bisections_and_spares_real_ones,
  * 2 sd regression >= 90% (Welch's exact power is ~96%; the 10% trim and
  * the one-sided test cost a little).
  */
-Test(stats, detection_false_positives_and_power, .timeout = 120)
+Test(stats, detection_false_positives_and_power)
 {
 	struct rng r = { 9001 };
 	struct stats_detect_opts o;
@@ -1554,7 +1561,7 @@ static enum stats_verdict confirm_culprit(struct rng *r,
  * confirmed 99.9% of the time, in 8.5 runs (the crossing's margin is
  * half the anchors', and the threshold of 12 runs each is uncertain).
  */
-Test(stats, a_culprit_short_of_the_threshold_does_not_confirm, .timeout = 120)
+Test(stats, a_culprit_short_of_the_threshold_does_not_confirm)
 {
 	struct rng r = { 424242 };
 	struct stats_policy p;
@@ -1582,7 +1589,7 @@ Test(stats, a_culprit_short_of_the_threshold_does_not_confirm, .timeout = 120)
  * confirm_alpha of the time (2.42%: 2% + 3 binomial sd); a good one is
  * refuted at most at the step alpha (1.3%: 1% + 3 sd). Agreeing is quick.
  */
-Test(stats, confirm_verdict_error_rates, .timeout = 120)
+Test(stats, confirm_verdict_error_rates)
 {
 	struct rng r = { 31337 };
 	struct stats_policy p;
@@ -1614,8 +1621,7 @@ Test(stats, confirm_verdict_error_rates, .timeout = 120)
  * most 0.72% (0.5% + 3 binomial sd; measured: 1 in 20,000); right and
  * sure: about 30%.
  */
-Test(stats, sure_verdicts_are_wrong_at_most_alpha_times_confirm_alpha,
-     .timeout = 120)
+Test(stats, sure_verdicts_are_wrong_at_most_alpha_times_confirm_alpha)
 {
 	struct rng r = { 271828 };
 	struct stats_policy p;
@@ -1695,7 +1701,7 @@ Test(stats, share_of_a_two_step_change)
  * 0.82% (change_alpha 0.5% + 2 binomial sd; 0.35% measured, 1.25% at
  * 2%).
  */
-Test(stats, change_verdict_on_a_culprit_with_part_of_the_change, .timeout = 120)
+Test(stats, change_verdict_on_a_culprit_with_part_of_the_change)
 {
 	struct rng r = { 6161 };
 	struct stats_set g = STATS_SET_INIT, b = STATS_SET_INIT;
@@ -1753,7 +1759,7 @@ static double run_at(struct rng *r, double level, double eps)
  * level) >= 97%: 98.2% measured (99.1% before), the rest refuted when
  * two of the parent's first three runs lie low too, at the bad level.
  */
-Test(stats, change_verdict_under_contamination, .timeout = 120)
+Test(stats, change_verdict_under_contamination)
 {
 	struct rng r = { 777 };
 	struct stats_policy p;
