@@ -1346,6 +1346,17 @@ static void change_line_detect(struct change_line *l,
 	l->hi = d->ci_pct.hi;
 }
 
+/* The method as the mail names it: with the test's levels when shown. */
+static const char *method_words(const struct change_line *l, char *buf,
+				size_t size)
+{
+	if (!l->levels)
+		return l->method;
+	snprintf(buf, size, "%s; its levels %.6g -> %.6g", l->method,
+		 l->parent_level, l->culprit_level);
+	return buf;
+}
+
 /*
  * The change parent -> culprit: JSON into detail (one object a parent),
  * the first parent's in words into why (after the verdicts). The first
@@ -1363,6 +1374,7 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 	struct stats_detect_opts o;
 	struct stats_detection d;
 	struct stats_summary ssp, ssc;
+	char mw[128];
 	size_t k, shown = 0;
 	int ret = -1;
 
@@ -1414,21 +1426,16 @@ static int confirm_numbers(struct sess *s, const char *culprit,
 			  "\"culprit_sd\": %.17g, \"change_pct\": %.6g, "
 			  "\"p\": %.6g, \"parent_runs\": %zu, "
 			  "\"culprit_runs\": %zu, \"after_run\": %lld, "
-			  "\"host\": \"%s\", \"method\": \"%s",
+			  "\"host\": \"%s\", \"method\": \"%s\"",
 			  shown++ ? ", " : "", parents[k], l.parent, l.culprit,
 			  l.parent_sd, l.culprit_sd, l.pct, l.p, l.parent_runs,
 			  l.culprit_runs, (long long)after, s->cfg->hosts[host],
-			  l.method);
-		/* the mail names the method: the levels go with it */
+			  method_words(&l, mw, sizeof(mw)));
 		if (l.levels)
 			sbuf_addf(detail,
-				  "; its levels %.6g -> %.6g\", "
-				  "\"parent_level\": %.17g, "
+				  ", \"parent_level\": %.17g, "
 				  "\"culprit_level\": %.17g",
-				  l.parent_level, l.culprit_level,
 				  l.parent_level, l.culprit_level);
-		else
-			sbuf_addch(detail, '"');
 		if (l.bounded)
 			sbuf_addf(detail,
 				  ", \"ci_pct\": [%.6g, %.6g], \"level\": %.3g",

@@ -965,8 +965,9 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
 	size_t i;
 
 	/*
-	 * The candidate's runs as measured (the mean `robot bisect log`,
-	 * the result JSON and the mail show; the pooled noise follows as
+	 * The candidate's runs as measured (runs_mean, the mean `robot
+	 * bisect log`, the result JSON and the mail show; their spread from
+	 * r; the pooled noise follows as
 	 * "noise"), then, when the model moved it by a tenth of the noise
 	 * or more, the mean the step held against the threshold: after the
 	 * drift, the hosts' offsets. The anchors' levels are the model's.
@@ -974,13 +975,13 @@ static void step_why(struct sbuf *why, const struct stats_policy *p,
 	for (i = 0; i < cand->nr; i++)
 		stats_running_add(&r, cand->v[i]);
 	if (out->hosts > 1 ||
-	    fabs(out->cand_mean - r.mean) >= 0.1 * sqrt(c->sigma2))
+	    fabs(out->cand_mean - out->runs_mean) >= 0.1 * sqrt(c->sigma2))
 		model = out->trend && out->hosts > 1 ?
 				"the drift and the hosts' offsets" :
 			out->hosts > 1 ? "the hosts' offsets" :
 					 "the drift";
 	sbuf_addf(why, "%s: ", stats_verdict_name(out->verdict));
-	why_runs(why, "candidate", r.mean, sqrt(stats_running_var(&r)),
+	why_runs(why, "candidate", out->runs_mean, sqrt(stats_running_var(&r)),
 		 cand->nr);
 	if (model)
 		sbuf_addf(why, ", %.6g after %s,", out->cand_mean, model);
