@@ -4,6 +4,7 @@
  * edit a migration that has shipped.
  */
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "robot.h"
 #include "db.h"
@@ -355,9 +356,25 @@ static int open_db(struct store **out, const char *workdir, bool readonly)
 			     "message = 'the robot stopped during this run' "
 			     "WHERE status = 'running'") < 0)
 			goto fail;
-	} else if (store_schema_version(st) < 1) {
-		rb_error("store '%s' is empty", st->path);
-		goto fail;
+	} else {
+		/* an error reading the version is sqlite's to say (not a
+		 * database, no access), not an empty store */
+		int v = store_schema_version(st);
+
+		if (v < 0) {
+			/* WAL: a reader needs to write the -shm index */
+			if (access(workdir, W_OK) < 0)
+				rb_error("store '%s' cannot be read without "
+					 "write access to '%s' (its WAL index "
+					 "lives there): run as the robot's "
+					 "user",
+					 st->path, workdir);
+			goto fail;
+		}
+		if (!v) {
+			rb_error("store '%s' is empty", st->path);
+			goto fail;
+		}
 	}
 	*out = st;
 	return 0;

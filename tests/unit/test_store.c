@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,6 +136,49 @@ Test(store, second_robot_on_a_workdir_is_refused)
 	workdir_lock_release(lk);
 	cr_assert_eq(workdir_lock_take(&lk, dir, "again"), 0);
 	workdir_lock_release(lk);
+}
+
+/* A store that cannot be read says why, not that it is empty. */
+Test(store, a_reader_is_told_why_a_store_cannot_be_read)
+{
+	char *path = rb_path_join(dir, "robot.db");
+	struct store *st;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(rb_write_file_atomic(path, "", 0), 0);
+	cr_assert_eq(store_open_readonly(&st, dir), -1);
+	cr_assert(strstr(rb_errmsg(), "is empty"), "%s", rb_errmsg());
+	cr_assert_eq(rb_write_file_atomic(path, "garbage\n", 8), 0);
+	cr_assert_eq(store_open_readonly(&st, dir), -1);
+	cr_assert(strstr(rb_errmsg(), "file is not a database") &&
+			  !strstr(rb_errmsg(), "empty"),
+		  "%s", rb_errmsg());
+
+	/* a WAL store read by a user who cannot write its directory */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(store_open(&st, dir), 0, "%s", rb_errmsg());
+	store_close(st);
+	if (geteuid() == 0) {
+		cr_assert_eq(chmod(dir, 0755), 0);
+		pid = fork();
+		if (pid == 0) {
+			int r = setgid(65534) || setuid(65534) ? 2 :
+				store_open_readonly(&st, dir);
+
+			_exit(r == -1 && strstr(rb_errmsg(),
+						"cannot be read without write "
+						"access") ?
+				      0 :
+				      1);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "status %d", status);
+	}
+	cr_assert_eq(store_open_readonly(&st, dir), 0, "%s", rb_errmsg());
+	store_close(st);
+	free(path);
 }
 
 Test(store, an_interrupted_bisection_says_so_and_resumes)
