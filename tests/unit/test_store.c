@@ -163,8 +163,9 @@ Test(store, a_reader_is_told_why_a_store_cannot_be_read)
 		cr_assert_eq(chmod(dir, 0755), 0);
 		pid = fork();
 		if (pid == 0) {
-			int r = setgid(65534) || setuid(65534) ? 2 :
-				store_open_readonly(&st, dir);
+			int r = setgid(65534) || setuid(65534) ?
+					2 :
+					store_open_readonly(&st, dir);
 
 			_exit(r == -1 && strstr(rb_errmsg(),
 						"cannot be read without write "
