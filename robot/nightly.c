@@ -1134,20 +1134,28 @@ static int choose_baseline(struct nightly *n,
 	return 0;
 }
 
-static int set_direction(struct nightly *n, const struct nightly_job_rec *j)
+/* A job's threshold and the direction of its metric. 0 or -1. */
+static int direction_of(const char *metric, const char *threshold, double *pct,
+			int *direction)
 {
 	int sign;
 
-	if (lab_parse_threshold(j->threshold, &n->threshold_pct, &sign) < 0)
+	if (lab_parse_threshold(threshold, pct, &sign) < 0)
 		return -1;
 	/* "-5%": a drop is bad, so higher is better */
-	n->direction = sign ? -sign : stats_direction(j->metric);
-	if (!n->direction)
+	*direction = sign ? -sign : stats_direction(metric);
+	if (!*direction)
 		return rb_error("the direction of '%s' is unknown: give its "
 				"threshold a sign (-5%%: a drop is the "
 				"regression, +5%%: a rise is)",
-				j->metric);
+				metric);
 	return 0;
+}
+
+static int set_direction(struct nightly *n, const struct nightly_job_rec *j)
+{
+	return direction_of(j->metric, j->threshold, &n->threshold_pct,
+			    &n->direction);
 }
 
 static int save(struct nightly *n, struct nightly_job_rec *j, const char *state)
@@ -1232,15 +1240,21 @@ static void join(struct sbuf *sb, const struct svec *v, const char *sep)
 		sbuf_addf(sb, "%s%s", i ? sep : "", v->v[i]);
 }
 
-/* The cycle's jobs from nightly.jobs, into the store. Unreadable job files
- * are logged and counted in *bad. */
-static int add_jobs(struct nightly *n, int64_t cycle, const char *head,
-		    unsigned *bad)
+/*
+ * The cycle's jobs from nightly.jobs, into the store. An entry that
+ * cannot be tested (no file, a file that does not load, no atomic job
+ * matching its params, a metric without a direction) is said at its
+ * file:line:col and fails the whole: the caller rolls the cycle back, so
+ * the head is tested once the lab is fixed instead of being taken for
+ * tested.
+ */
+static int add_jobs(struct nightly *n, int64_t cycle, const char *head)
 {
 	const struct lab_nightly *cfg = &n->lab.nightly;
 	struct svec seen = SVEC_INIT;
 	struct sbuf name = SBUF_INIT, hosts = SBUF_INIT, params = SBUF_INIT;
 	size_t e, f, a;
+	unsigned nbad = 0;
 	int seq = 0, ret = -1;
 
 	for (e = 0; e < cfg->nr_jobs; e++) {
@@ -1251,13 +1265,13 @@ static int add_jobs(struct nightly *n, int64_t cycle, const char *head,
 		if (gr == GLOB_NOMATCH) {
 			ev(n, "%s:%d:%d: no job file matches '%s'", n->lab.file,
 			   ent->line, ent->col, ent->job);
-			(*bad)++;
+			nbad++;
 			continue;
 		}
 		if (gr) {
 			ev(n, "%s:%d:%d: cannot read '%s'", n->lab.file,
 			   ent->line, ent->col, ent->job);
-			(*bad)++;
+			nbad++;
 			continue;
 		}
 		sbuf_reset(&hosts);
@@ -1277,13 +1291,15 @@ static int add_jobs(struct nightly *n, int64_t cycle, const char *head,
 
 			if (job_load_file(&jl, g.gl_pathv[f]) < 0) {
 				ev(n, "%s", rb_errmsg());
-				(*bad)++;
+				nbad++;
 				continue;
 			}
 			for (a = 0; a < jl.nr; a++) {
 				struct nightly_job_rec r;
 				char *metric;
+				double pct;
 				int64_t id;
+				int dir;
 
 				if (!filters_match(jl.v[a], &ent->params))
 					continue;
@@ -1298,14 +1314,22 @@ static int add_jobs(struct nightly *n, int64_t cycle, const char *head,
 						 xstrdup(cfg->metric) :
 						 runner_headline_stat(jl.v[a]);
 				memset(&r, 0, sizeof(r));
+				r.threshold = ent->threshold ? ent->threshold :
+							       cfg->threshold;
+				if (direction_of(metric, r.threshold, &pct,
+						 &dir) < 0) {
+					ev(n, "%s:%d:%d: %s", n->lab.file,
+					   ent->line, ent->col, rb_errmsg());
+					nbad++;
+					free(metric);
+					continue;
+				}
 				r.cycle_id = cycle;
 				r.seq = seq++;
 				r.job = name.buf;
 				r.job_file = g.gl_pathv[f];
 				r.params = params.buf;
 				r.metric = metric;
-				r.threshold = ent->threshold ? ent->threshold :
-							       cfg->threshold;
 				r.hosts = hosts.buf;
 				r.host = xstrndup(hosts.buf,
 						  strcspn(hosts.buf, ","));
@@ -1326,13 +1350,19 @@ static int add_jobs(struct nightly *n, int64_t cycle, const char *head,
 				   "'%s'",
 				   n->lab.file, ent->line, ent->col,
 				   g.gl_pathv[f], params.buf);
-				(*bad)++;
+				nbad++;
 			}
 			job_list_release(&jl);
 		}
 		globfree(&g);
 	}
-	ret = 0;
+	if (nbad)
+		ret = rb_error("%u of the nightly.jobs in '%s' cannot be "
+			       "tested (above): nothing is tested until the "
+			       "lab is fixed",
+			       nbad, n->lab.file);
+	else
+		ret = 0;
 out:
 	svec_clear(&seen);
 	sbuf_release(&name);
@@ -1359,11 +1389,10 @@ static bool mail_sent(struct nightly *n, const char *id)
 
 /* The summary of a cycle from its jobs in the store (resumes included). */
 static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
-		     struct nightly_job_rec *v, size_t nv, unsigned bad,
-		     bool *finished)
+		     struct nightly_job_rec *v, size_t nv, bool *finished)
 {
 	unsigned reg = 0, imp = 0, bis = 0, found = 0, mails = 0, still = 0,
-		 fail = bad, undone = 0;
+		 fail = 0, undone = 0;
 	struct sbuf sb = SBUF_INIT;
 	struct svec follow = SVEC_INIT;
 	int64_t cnt = 0;
@@ -1452,8 +1481,7 @@ static int summarize(struct nightly *n, const struct nightly_cycle_rec *cyc,
  * Run (or continue) a cycle's jobs, then its summary: 0 when every job is
  * done without a failure, else -1.
  */
-static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc,
-		     unsigned bad)
+static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc)
 {
 	struct nightly_job_rec *v;
 	size_t nv, i;
@@ -1471,7 +1499,7 @@ static int run_cycle(struct nightly *n, const struct nightly_cycle_rec *cyc,
 	/* the summary from the store, as it stands now */
 	if (nstore_jobs(n->st, cyc->id, &v, &nv) < 0)
 		return -1;
-	if (summarize(n, cyc, v, nv, bad, &finished) < 0)
+	if (summarize(n, cyc, v, nv, &finished) < 0)
 		failed = -1;
 	nightly_job_recs_free(v, nv);
 	n->cycle = 0;
@@ -1541,7 +1569,6 @@ static int cycle(struct nightly *n)
 {
 	struct nightly_cycle_rec cyc = { 0 }, last = { 0 };
 	char head[RB_OID_HEXSZ + 1];
-	unsigned bad = 0;
 	int r, ret = -1;
 	int64_t id;
 
@@ -1555,7 +1582,7 @@ static int cycle(struct nightly *n)
 		   cyc.head);
 		if (open_repo(n) < 0)
 			goto fail;
-		r = run_cycle(n, &cyc, 0);
+		r = run_cycle(n, &cyc);
 		nightly_cycle_rec_release(&cyc);
 		if (r < 0)
 			return -1;
@@ -1581,7 +1608,7 @@ static int cycle(struct nightly *n)
 	if (nstore_cycle_create(n->st, n->lab.tree.name, n->lab.tree.branch,
 				n->lab.tree.url, head, r > 0 ? last.head : NULL,
 				&id) < 0 ||
-	    add_jobs(n, id, head, &bad) < 0 || store_commit(n->st) < 0) {
+	    add_jobs(n, id, head) < 0 || store_commit(n->st) < 0) {
 		store_rollback(n->st);
 		goto fail;
 	}
@@ -1591,7 +1618,7 @@ static int cycle(struct nightly *n)
 	if (nstore_cycle_running(n->st, n->lab.tree.name, n->lab.tree.branch,
 				 &cyc) <= 0)
 		goto fail;
-	ret = run_cycle(n, &cyc, bad);
+	ret = run_cycle(n, &cyc);
 	goto out;
 fail:
 	ev_error(n, NULL);
