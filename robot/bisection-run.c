@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "store.h"
 #include "svec.h"
+#include "transport.h"
 
 /* Find the bisection of the key or create it. 1 found, 0 created, -1. */
 static int open_bisection(struct bisection_run *r, const char *key,
@@ -147,14 +148,82 @@ static int check_threshold(const struct bisection_run *r)
 	return 0;
 }
 
+/* how long a host's payload may take to answer its help before a run */
+#define HELP_TIMEOUT 30
+
 /*
- * Everything that can be refused before a run: one line each, in well
- * under a second.
+ * The host's payload help, when the host answers now (a box up before
+ * its first boot of the bisection, a local one); NULL when it does not,
+ * or answers with something else (its booted system may differ): the
+ * first run asks again and tells.
+ */
+static char *host_help_now(const struct ctx *c, const struct lab_host *h,
+			   const struct job *j)
+{
+	struct sbuf why = SBUF_INIT;
+	struct transport t;
+	char *help = NULL;
+
+	if (transport_open(&t, &c->lab, h) < 0) {
+		rb_error_clear();
+		return NULL;
+	}
+	if (runner_payload_help(&t, payload_find(j->payload), h, HELP_TIMEOUT,
+				&help, &why) < 0)
+		rb_error_clear();
+	transport_close(&t);
+	sbuf_release(&why);
+	return help;
+}
+
+/*
+ * The job on each host, as the session's workers will resolve it (a
+ * host's nproc asked over its transport when the lab does not give it,
+ * as they would ask at their start), and what its runs will need of the
+ * box: zero threads on a host, a disk it lacks, a batch LAVA cannot run,
+ * and, when the host's payload answers now, a test or an option it does
+ * not know (else the first run tells, after a build and a boot).
+ */
+static int check_hosts(const struct bisection_request *q)
+{
+	struct ctx *c = q->ctx;
+	size_t i;
+
+	for (i = 0; i < c->nr_hosts; i++) {
+		const struct lab_host *h = c->hosts[i];
+		const struct job *j = ctx_job(c, i);
+		struct payload_setup s = PAYLOAD_SETUP_INIT;
+		struct svec a = SVEC_INIT;
+		char *help;
+		int bad;
+
+		if (!j)
+			return -1;
+		if (transport_host_is_lava(h)) {
+			if (lava_check_job(j, h) < 0)
+				return -1;
+			continue;
+		}
+		help = host_help_now(c, h, j);
+		bad = runner_payload_argv(j, h, help, &a, NULL) < 0 ||
+		      runner_payload_setup(j, h, &s) < 0;
+		payload_setup_release(&s);
+		svec_clear(&a);
+		free(help);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Everything that can be refused before a run: one line each, before
+ * the bisection is stored.
  */
 static int precheck(const struct bisection_run *r)
 {
 	if (check_range(r->req) < 0 || check_metric(r->req) < 0 ||
-	    check_threshold(r) < 0)
+	    check_threshold(r) < 0 || check_hosts(r->req) < 0)
 		return -1;
 	return 0;
 }

@@ -42,7 +42,7 @@ static int pick_hosts(struct ctx *c, const char *names)
 	return 0;
 }
 
-int ctx_open(struct ctx *c, const struct ctx_opts *o)
+int ctx_open_input(struct ctx *c, const struct ctx_opts *o)
 {
 	long idx;
 
@@ -60,10 +60,6 @@ int ctx_open(struct ctx *c, const struct ctx_opts *o)
 	}
 	if (pick_hosts(c, o->hosts) < 0)
 		goto fail;
-	if (o->what && workdir_lock_take(&c->lock, c->lab.workdir, o->what) < 0)
-		goto fail;
-	if (store_open(&c->st, c->lab.workdir) < 0)
-		goto fail;
 	if (o->need_repo) {
 		if (!c->lab.tree.path) {
 			rb_error("'%s' has no tree.path", c->lab.file);
@@ -76,6 +72,24 @@ int ctx_open(struct ctx *c, const struct ctx_opts *o)
 fail:
 	ctx_close(c);
 	return -1;
+}
+
+int ctx_open_workdir(struct ctx *c, const char *what)
+{
+	if (what && workdir_lock_take(&c->lock, c->lab.workdir, what) < 0)
+		return -1;
+	return store_open(&c->st, c->lab.workdir);
+}
+
+int ctx_open(struct ctx *c, const struct ctx_opts *o)
+{
+	if (ctx_open_input(c, o) < 0)
+		return -1;
+	if (ctx_open_workdir(c, o->what) < 0) {
+		ctx_close(c);
+		return -1;
+	}
+	return 0;
 }
 
 void ctx_close(struct ctx *c)

@@ -18,10 +18,15 @@ struct workdir_lock;
  * job it works on (per host: nr_threads resolves against each host's CPUs),
  * the hosts it may use, the workdir lock, the store and the kernel tree.
  *
- *   ctx_open   loads the lab and the job, selects the atomic job with the
+ *   ctx_open   ctx_open_input, then ctx_open_workdir
+ *   ctx_open_input
+ *              loads the lab and the job, selects the atomic job with the
  *              k=v filters, picks the hosts (all of them, or the named
- *              ones), takes the workdir lock (when `what` is not NULL),
- *              opens the store and the repository
+ *              ones), opens the repository: reads only, so a command can
+ *              refuse its input (a revision) before the workdir exists
+ *   ctx_open_workdir
+ *              takes the workdir lock (when `what` is not NULL) and opens
+ *              the store, creating the workdir; on -1 the caller closes
  *   ctx_job    the job resolved for a host (nr_cpu from the lab, or read
  *              with `nproc` over the host's transport when the lab does not
  *              say); owned by the context
@@ -50,6 +55,8 @@ struct ctx_opts {
 };
 
 int ctx_open(struct ctx *c, const struct ctx_opts *o);
+int ctx_open_input(struct ctx *c, const struct ctx_opts *o);
+int ctx_open_workdir(struct ctx *c, const char *what);
 void ctx_close(struct ctx *c);
 
 /* The job resolved for host i; NULL with an error (or when it resolves to

@@ -174,19 +174,22 @@ static int do_bisect(int argc, char **argv)
 	u = parse(argc, argv, &o);
 	if (u)
 		goto done;
-	if (ctx_open(&c, &o.ctx) < 0)
+	if (ctx_open_input(&c, &o.ctx) < 0)
 		goto fail;
 	ctx_up = true;
-	rn.workdir = c.lab.workdir;
-	if (rb_interrupt_start(c.lab.workdir, isatty(STDERR_FILENO), stopped,
-			       &rn) < 0)
-		goto fail;
+	/* the revisions refused before the workdir is made */
 	goods = xcalloc(o.goods.nr, sizeof(*goods));
 	if (rb_repo_resolve(c.repo, o.bad, bad) < 0)
 		goto fail;
 	for (i = 0; i < o.goods.nr; i++)
 		if (rb_repo_resolve(c.repo, o.goods.v[i], goods[i]) < 0)
 			goto fail;
+	if (ctx_open_workdir(&c, o.ctx.what) < 0)
+		goto fail;
+	rn.workdir = c.lab.workdir;
+	if (rb_interrupt_start(c.lab.workdir, isatty(STDERR_FILENO), stopped,
+			       &rn) < 0)
+		goto fail;
 	metric = o.metric ? xstrdup(o.metric) : runner_headline_stat(c.job);
 	memset(&req, 0, sizeof(req));
 	req.ctx = &c;

@@ -114,14 +114,16 @@ int cmd_run(int argc, char **argv)
 		svec_clear(&o.params);
 		return u;
 	}
-	if (ctx_open(&c, &o.ctx) < 0) {
+	if (ctx_open_input(&c, &o.ctx) < 0) {
 		rb_error_print();
 		svec_clear(&o.params);
 		return RB_EXIT_FAIL;
 	}
 	host = c.hosts[0];
 	job = ctx_job(&c, 0);
+	/* the input refused before the workdir is made */
 	if (!job || rb_repo_resolve(c.repo, o.commit, oid) < 0 ||
+	    ctx_open_workdir(&c, o.ctx.what) < 0 ||
 	    runner_init(&r, &c.lab, c.st, c.repo, job, 0) < 0) {
 		rb_error_print();
 		goto out;
