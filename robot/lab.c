@@ -7,6 +7,8 @@
 #include "robot.h"
 #include "job.h"
 #include "lab.h"
+#include "mail.h"
+#include "mail-header.h"
 #include "transport.h"
 #include "sbuf.h"
 
@@ -94,16 +96,39 @@ static int check_user(const struct schema_ctx *ctx, const struct ynode *n,
 	return ynode_error(ctx->file, n, "'%s' is not a user name", val);
 }
 
+/*
+ * The URL as the delivery will judge it (rb_mail_check: libcurl's parse,
+ * no password inside), so that a lab the mail cannot use is refused
+ * before a bisection is measured, not when its mail is sent.
+ */
 static int check_smtp(const struct schema_ctx *ctx, const struct ynode *n,
 		      const char *val)
 {
-	if (!strcmp(val, "none") || rb_starts_with(val, "smtp://") ||
-	    rb_starts_with(val, "smtps://"))
-		return check_no_newline(ctx, n, val);
-	return ynode_error(ctx->file, n,
-			   "smtp '%s' must be smtp://HOST:PORT, "
-			   "smtps://HOST:PORT or none",
-			   val);
+	struct rb_smtp smtp = { .url = val };
+
+	if (!strcmp(val, "none"))
+		return 0;
+	if (!rb_starts_with(val, "smtp://") && !rb_starts_with(val, "smtps://"))
+		return ynode_error(ctx->file, n,
+				   "smtp '%s' must be smtp://HOST:PORT, "
+				   "smtps://HOST:PORT or none",
+				   val);
+	if (check_no_newline(ctx, n, val) < 0)
+		return -1;
+	if (rb_mail_check(&smtp) < 0)
+		return ynode_error(ctx->file, n, "%s", rb_errmsg());
+	return 0;
+}
+
+/* A mailbox of from, to or cc, by the mail's own parse and check. */
+static int check_mailbox(const struct schema_ctx *ctx, const struct ynode *n,
+			 const char *val)
+{
+	if (check_no_newline(ctx, n, val) < 0)
+		return -1;
+	if (rb_mail_check_mailbox(val) < 0)
+		return ynode_error(ctx->file, n, "%s", rb_errmsg());
+	return 0;
 }
 
 static int check_env_name(const struct schema_ctx *ctx, const struct ynode *n,
@@ -299,15 +324,15 @@ static const struct schema_row mail_rows[] = {
 	  .type = SCH_STR,
 	  .off = MAIL_OFF(from),
 	  .def = "kernel test robot <robot@localhost>",
-	  .check = check_no_newline },
+	  .check = check_mailbox },
 	{ .name = "to",
 	  .type = SCH_STRLIST,
 	  .off = MAIL_OFF(to),
-	  .check = check_no_newline },
+	  .check = check_mailbox },
 	{ .name = "cc",
 	  .type = SCH_STRLIST,
 	  .off = MAIL_OFF(cc),
-	  .check = check_no_newline },
+	  .check = check_mailbox },
 	{ .name = "smtp",
 	  .type = SCH_STR,
 	  .off = MAIL_OFF(smtp),
@@ -837,6 +862,31 @@ static int build_hosts(const struct lab *lab, const struct ynode *root)
 	return 0;
 }
 
+/*
+ * The login the delivery would refuse (rb_mail_check): a password without
+ * a user, a password without TLS. Not the CA file: a file of the machine
+ * that sends, looked at when it sends.
+ */
+static int mail_login(const struct lab *lab, const struct ynode *root)
+{
+	const struct lab_mail *m = &lab->mail;
+	const struct ynode *sec = ynode_map_get(root, "mail"), *at;
+	struct rb_smtp smtp = { .url = m->smtp,
+				.starttls = m->starttls,
+				.user = m->user,
+				.password_env = m->password_env,
+				.password_file = m->password_file };
+
+	if (!m->smtp || !strcmp(m->smtp, "none") || !rb_mail_check(&smtp))
+		return 0;
+	at = ynode_map_get(sec, "user");
+	if (!at)
+		at = ynode_map_get(sec, "password_env");
+	if (!at)
+		at = ynode_map_get(sec, "password_file");
+	return ynode_error(lab->file, at ? at : sec, "%s", rb_errmsg());
+}
+
 static int finish(struct lab *lab, const struct schema_ctx *ctx,
 		  const struct ynode *root)
 {
@@ -870,7 +920,7 @@ static int finish(struct lab *lab, const struct schema_ctx *ctx,
 	if (lab->builds.cache &&
 	    rb_parse_size(lab->builds.cache, &lab->builds.cache_bytes) < 0)
 		RB_BUG("cache '%s' passed its check", lab->builds.cache);
-	if (build_hosts(lab, root) < 0)
+	if (build_hosts(lab, root) < 0 || mail_login(lab, root) < 0)
 		return -1;
 	return nightly_jobs(lab, ctx, root);
 }

@@ -206,6 +206,38 @@ bad : {
 }
 }
 
+void rb_mail_split_mailbox(char *s, struct rb_mail_addr *a)
+{
+	char *lt = strrchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	a->name = NULL;
+	a->email = s;
+	if (!lt || !gt)
+		return;
+	*gt = '\0';
+	a->email = lt + 1;
+	while (lt > s && lt[-1] == ' ')
+		lt--;
+	*lt = '\0';
+	if (*s == '"' && lt > s + 1 && lt[-1] == '"') {
+		lt[-1] = '\0';
+		s++;
+	}
+	a->name = *s ? s : NULL;
+}
+
+int rb_mail_check_mailbox(const char *text)
+{
+	char *copy = xstrdup(text);
+	struct rb_mail_addr a;
+	int r;
+
+	rb_mail_split_mailbox(copy, &a);
+	r = rb_mail_check_address(a.email);
+	free(copy);
+	return r;
+}
+
 bool rb_mail_same_address(const char *a, const char *b)
 {
 	return a && b && !strcasecmp(a, b);

@@ -62,6 +62,19 @@ int rb_mail_header_addrs(struct sbuf *out, const char *name,
 int rb_mail_check_address(const char *email);
 
 /*
+ * A mailbox as the lab file writes one (mail.from, to, cc): "Name
+ * <email>", "\"Name\" <email>" or a bare "email".
+ *
+ * rb_mail_split_mailbox: split s in place; a->email (and a->name, NULL
+ *   when there is none) point into s. Nothing is checked.
+ * rb_mail_check_mailbox: 0 when the address rb_mail_split_mailbox finds
+ *   in text passes rb_mail_check_address (the mail's own check, made
+ *   again when the mail is drafted), else -1 + error.
+ */
+void rb_mail_split_mailbox(char *s, struct rb_mail_addr *a);
+int rb_mail_check_mailbox(const char *text);
+
+/*
  * The SMTP side of a message: the envelope sender (the first From
  * address), the recipients (To, Cc and Bcc addresses, each once, in that
  * order) and the data to transmit (CRLF line ends, Bcc headers left

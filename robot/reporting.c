@@ -26,34 +26,13 @@
 #include "workdir.h"
 #include "svec.h"
 
-/* "Name <email>" or "email" into an address (pointing into s). */
-static void split_addr(char *s, struct rb_mail_addr *a)
-{
-	char *lt = strrchr(s, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-
-	a->name = NULL;
-	a->email = s;
-	if (!lt || !gt)
-		return;
-	*gt = '\0';
-	a->email = lt + 1;
-	while (lt > s && lt[-1] == ' ')
-		lt--;
-	*lt = '\0';
-	if (*s == '"' && lt > s + 1 && lt[-1] == '"') {
-		lt[-1] = '\0';
-		s++;
-	}
-	a->name = *s ? s : NULL;
-}
-
 static struct rb_mail_addr *addrs(const struct svec *v, struct svec *own)
 {
 	struct rb_mail_addr *a = xcalloc(v->nr + 1, sizeof(*a));
 	size_t i;
 
 	for (i = 0; i < v->nr; i++)
-		split_addr(svec_push(own, v->v[i]), &a[i]);
+		rb_mail_split_mailbox(svec_push(own, v->v[i]), &a[i]);
 	return a;
 }
 
@@ -477,11 +456,11 @@ static struct rb_mail_addr *draft_people(struct ctx *c, struct svec *own,
 					 struct rb_mail_addr **cc,
 					 struct rb_report *r)
 {
-	split_addr(svec_push(own,
-			     c->lab.mail.from ?
-				     c->lab.mail.from :
-				     "kernel test robot <robot@localhost>"),
-		   &r->from);
+	rb_mail_split_mailbox(
+		svec_push(own, c->lab.mail.from ?
+				       c->lab.mail.from :
+				       "kernel test robot <robot@localhost>"),
+		&r->from);
 	*cc = addrs(&c->lab.mail.cc, own);
 	r->date = (int64_t)rb_now();
 	r->tz_minutes = 0;

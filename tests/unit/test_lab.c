@@ -208,6 +208,30 @@ Test(lab, mail_to_as_scalar)
 	lab_release(&lab);
 }
 
+/* The mail's own forms of an address, and logins it would make. */
+Test(lab, mail_settings_the_mail_takes)
+{
+	static const char *const ok[] = {
+		"mail:\n  from: robot@example.org\n"
+		"  to: [dev@example.org, \"Dev Team <team@lists.example.org>\"]\n"
+		"  cc: \"\\\"Admin, Lab\\\" <admin@lab.example.org>\"\n",
+		"mail:\n  smtp: smtps://mail.example.org\n  user: robot\n"
+		"  password_env: PW\n",
+		"mail:\n  smtp: smtp://mail.example.org:587\n  starttls: true\n"
+		"  user: robot\n  password_file: pw\n",
+		/* nothing is sent: the login is not used */
+		"mail:\n  smtp: none\n  user: robot\n  password_env: PW\n",
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(ok); i++) {
+		struct lab lab;
+
+		load(&lab, ok[i]);
+		lab_release(&lab);
+	}
+}
+
 Test(lab, errors_with_line_and_column)
 {
 	static const struct {
@@ -264,6 +288,27 @@ Test(lab, errors_with_line_and_column)
 		  "mapping" },
 		{ "mail:\n  password_env: 1X\n",
 		  "lab.yaml:2:17: '1X' is not an environment variable name" },
+		/* what the mail would refuse after a bisection: refused now */
+		{ "mail:\n  from: not an address\n",
+		  "lab.yaml:2:9: invalid mail address 'not an address'" },
+		{ "mail:\n  from: \"Robot <robot@example.org\"\n",
+		  "lab.yaml:2:9: invalid mail address 'Robot "
+		  "<robot@example.org'" },
+		{ "mail:\n  to: [\"bad addr\"]\n",
+		  "lab.yaml:2:8: invalid mail address 'bad addr'" },
+		{ "mail:\n  to: \"\"\n", "lab.yaml:2:7: missing mail address" },
+		{ "mail:\n  cc: [ok@example.org, \"Admin <admin@@example.org>\"]\n",
+		  "lab.yaml:2:24: invalid mail address 'admin@@example.org'" },
+		{ "mail:\n  smtp: \"smtp://robot:secret@mail.example.org\"\n",
+		  "lab.yaml:2:9: the smtp url must not hold a password: use a "
+		  "password file or an environment variable" },
+		{ "mail:\n  smtp: smtp://mail.example.org:25\n  user: robot\n"
+		  "  password_env: PW\n",
+		  "lab.yaml:3:9: refusing to send the smtp password without tls: "
+		  "use smtps:// or require starttls" },
+		{ "mail:\n  smtp: smtps://mail.example.org\n"
+		  "  password_file: pw\n",
+		  "lab.yaml:3:18: an smtp password is given but no smtp user" },
 		{ "workdir: [a]\n",
 		  "lab.yaml:1:10: 'workdir' must be a scalar, not a list" },
 		{ "- a\n", "lab.yaml:1:1: a lab file must be a mapping, not a "
