@@ -319,48 +319,38 @@ static int open_or_init(git_repository **repo, const char *path)
 	return 0;
 }
 
-int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
+/*
+ * What a fetch of o checks before it touches anything: the names, and
+ * the CA set (process-wide). *bref gets "refs/heads/BRANCH" (free it,
+ * also on failure). 0 or -1.
+ */
+static int fetch_prepare(const struct rb_fetch_opts *o, char **bref)
 {
-	git_repository *repo = NULL;
-	git_remote *remote = NULL;
-	git_fetch_options fo;
-	git_remote_create_options ro;
-	git_oid id;
-	struct fetch_cb cb;
-	struct sbuf spec = SBUF_INIT;
-	char *specs[1];
-	git_strarray refspecs = { specs, 1 };
-	const git_indexer_progress *st;
-	const git_remote_head **heads;
-	size_t nheads, i;
-	char *bref;
-	int ret = -1, valid = 0;
+	int valid = 0;
 
-	memset(res, 0, sizeof(*res));
-	memset(&cb, 0, sizeof(cb));
-	cb.o = o;
-	cb.last_pct = -1;
-	git_libgit2_init();
-	bref = xstrfmt("refs/heads/%s", o->branch);
-	if (git_reference_name_is_valid(&valid, bref) < 0 || !valid ||
-	    git_reference_name_is_valid(&valid, o->ref) < 0 || !valid) {
-		rb_error("cannot fetch '%s' from '%s': not a valid branch or "
-			 "ref name",
-			 o->branch, o->url);
-		goto out;
-	}
+	*bref = xstrfmt("refs/heads/%s", o->branch);
+	if (git_reference_name_is_valid(&valid, *bref) < 0 || !valid ||
+	    (o->ref &&
+	     (git_reference_name_is_valid(&valid, o->ref) < 0 || !valid)))
+		return rb_error("cannot fetch '%s' from '%s': not a valid "
+				"branch or ref name",
+				o->branch, o->url);
 	if (o->ca_file && git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS,
-					   o->ca_file, NULL) < 0) {
-		rb_error("cannot use the CA file '%s': %s", o->ca_file,
-			 git_msg());
-		goto out;
-	}
-	if (open_or_init(&repo, o->path) < 0)
-		goto out;
-	if (git_reference_name_to_id(&id, repo, o->ref) == 0) {
-		res->had_old = true;
-		memcpy(res->old, id.id, RB_OID_RAWSZ);
-	}
+					   o->ca_file, NULL) < 0)
+		return rb_error("cannot use the CA file '%s': %s", o->ca_file,
+				git_msg());
+	return 0;
+}
+
+/*
+ * The remote of o, owned by repo (detached when repo is NULL), and the
+ * callbacks' state in cb (its host_port: free it). 0 or -1.
+ */
+static int remote_new(git_remote **remote, git_repository *repo,
+		      const struct rb_fetch_opts *o, struct fetch_cb *cb)
+{
+	git_remote_create_options ro;
+
 	/*
 	 * An anonymous remote, the URL as the lab wrote it: no insteadOf
 	 * rewriting (libgit2 1.5 leaks pcre2 match data looking for it).
@@ -369,12 +359,87 @@ int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
 	ro.repository = repo;
 	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
 		   GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
-	if (git_remote_create_with_opts(&remote, o->url, &ro) < 0) {
+	if (git_remote_create_with_opts(remote, o->url, &ro) < 0)
+		return rb_error("cannot fetch '%s' from '%s': %s", o->branch,
+				o->url, git_msg());
+	cb->o = o;
+	cb->last_pct = -1;
+	cb->host_port = ssh_host_port(o->url);
+	return 0;
+}
+
+int rb_fetch_check(const struct rb_fetch_opts *o)
+{
+	git_remote *remote = NULL;
+	git_remote_callbacks rc;
+	const git_remote_head **heads;
+	struct fetch_cb cb;
+	size_t nheads, i;
+	char *bref = NULL;
+	int ret = -1;
+
+	memset(&cb, 0, sizeof(cb));
+	git_libgit2_init();
+	if (fetch_prepare(o, &bref) < 0 ||
+	    remote_new(&remote, NULL, o, &cb) < 0)
+		goto out;
+	git_remote_init_callbacks(&rc, GIT_REMOTE_CALLBACKS_VERSION);
+	rc.payload = &cb;
+	rc.credentials = credentials;
+	rc.certificate_check = cert_check;
+	if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &rc, NULL, NULL) <
+		    0 ||
+	    git_remote_ls(&heads, &nheads, remote) < 0) {
 		rb_error("cannot fetch '%s' from '%s': %s", o->branch, o->url,
-			 git_msg());
+			 cb.why ? cb.why : git_msg());
 		goto out;
 	}
-	cb.host_port = ssh_host_port(o->url);
+	for (i = 0; i < nheads; i++)
+		if (!strcmp(heads[i]->name, bref))
+			break;
+	if (i == nheads) {
+		rb_error("cannot fetch '%s' from '%s': the remote has no such "
+			 "branch",
+			 o->branch, o->url);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_remote_free(remote);
+	git_libgit2_shutdown();
+	free(cb.host_port);
+	free(cb.why);
+	free(bref);
+	return ret;
+}
+
+int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res)
+{
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	git_fetch_options fo;
+	git_oid id;
+	struct fetch_cb cb;
+	struct sbuf spec = SBUF_INIT;
+	char *specs[1];
+	git_strarray refspecs = { specs, 1 };
+	const git_indexer_progress *st;
+	const git_remote_head **heads;
+	size_t nheads, i;
+	char *bref = NULL;
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	memset(&cb, 0, sizeof(cb));
+	git_libgit2_init();
+	if (fetch_prepare(o, &bref) < 0 || open_or_init(&repo, o->path) < 0)
+		goto out;
+	if (git_reference_name_to_id(&id, repo, o->ref) == 0) {
+		res->had_old = true;
+		memcpy(res->old, id.id, RB_OID_RAWSZ);
+	}
+	if (remote_new(&remote, repo, o, &cb) < 0)
+		goto out;
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	fo.callbacks.payload = &cb;
 	fo.callbacks.credentials = credentials;

@@ -50,6 +50,15 @@ struct rb_fetch_result {
  */
 int rb_fetch(const struct rb_fetch_opts *o, struct rb_fetch_result *res);
 
+/*
+ * Ask the remote whether a fetch of o could work, fetching nothing and
+ * leaving `path` alone (`ref` may be NULL): it answers, with the keys,
+ * host keys and CA a fetch uses, and has the branch. 0, or -1 with
+ * rb_fetch's own message ("cannot fetch 'BRANCH' from 'URL': the remote
+ * has no such branch").
+ */
+int rb_fetch_check(const struct rb_fetch_opts *o);
+
 /* The standard base64 of len bytes (for ssh host keys). malloc'd. */
 char *rb_base64(const void *data, size_t len);
 

@@ -2,12 +2,17 @@
 /*
  * robot lab check --lab LAB [--job JOB [--param K=V]...]
  */
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "../robot.h"
+#include "../fetch.h"
 #include "../job.h"
 #include "../lab.h"
 #include "../lava-exec.h"
 #include "../lava.h"
 #include "../payload.h"
+#include "../repo.h"
 #include "../runner.h"
 #include "../sbuf.h"
 #include "../svec.h"
@@ -44,6 +49,112 @@ static bool check_hook(const char *name, const char *path)
 		 rb_file_exists(path) ? "not executable" : "missing");
 	rb_error_print();
 	return false;
+}
+
+/* Print the stored error (one line); false, for `ok = failed()`. */
+static bool failed(void)
+{
+	rb_error_print();
+	return false;
+}
+
+/*
+ * A folder the robot makes with mkdir -p when it first needs it (the
+ * workdir; tree.path, which the nightly's first fetch creates): there
+ * and writable, or not there yet with its nearest existing parent a
+ * writable folder.
+ */
+static bool check_dir(const char *key, const char *path)
+{
+	char *p = xstrdup(path), *slash;
+	struct stat st;
+	bool ok = true;
+
+	while (stat(p, &st) < 0) {
+		int e = errno;
+
+		slash = strrchr(p, '/');
+		if ((e != ENOENT && e != ENOTDIR) || !slash) {
+			rb_error("%s '%s': cannot stat '%s': %s", key, path, p,
+				 strerror(e));
+			ok = failed();
+			goto out;
+		}
+		/* "/a/b" to "/a", "/a" to "/" */
+		slash[slash == p] = '\0';
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (!strcmp(p, path))
+			rb_error("%s '%s' is not a directory", key, path);
+		else
+			rb_error("%s '%s' cannot be created: '%s' is not a "
+				 "directory",
+				 key, path, p);
+		ok = failed();
+	} else if (access(p, W_OK | X_OK) < 0) {
+		if (!strcmp(p, path))
+			rb_error("%s '%s' is not writable: %s", key, path,
+				 strerror(errno));
+		else
+			rb_error("%s '%s' cannot be created in '%s': %s", key,
+				 path, p, strerror(errno));
+		ok = failed();
+	}
+out:
+	free(p);
+	return ok;
+}
+
+/*
+ * The tree the robot bisects and the nightly follows. Without tree.url:
+ * tree.path is a repository with the branch tree.branch, as the nightly
+ * reads its head. With one: the remote answers and has the branch (the
+ * nightly's fetch would fail otherwise), and tree.path is a repository
+ * or can be made one (the first fetch creates it).
+ */
+static bool check_tree(const struct lab_tree *t)
+{
+	struct rb_fetch_opts fo = { .path = t->path,
+				    .url = t->url,
+				    .branch = t->branch,
+				    .ssh_key = t->ssh_key,
+				    .known_hosts = t->known_hosts,
+				    .ca_file = t->ca_file };
+	struct rb_repo *repo = NULL;
+	uint8_t oid[RB_OID_RAWSZ];
+	char *ref = NULL;
+	bool ok = true;
+
+	if (!t->path)
+		return true;
+	if (!rb_file_exists(t->path)) {
+		if (!t->url) {
+			rb_error("tree.path '%s' does not exist (and the lab "
+				 "has no tree.url to fetch it from)",
+				 t->path);
+			return failed();
+		}
+		if (!check_dir("tree.path", t->path))
+			return false;
+	} else if (rb_repo_open(&repo, t->path) < 0) {
+		return failed();
+	}
+	if (t->url) {
+		if (rb_fetch_check(&fo) < 0)
+			ok = failed();
+		goto out;
+	}
+	ref = xstrfmt("refs/heads/%s", t->branch);
+	if (rb_repo_resolve(repo, ref, oid) < 0) {
+		rb_error("tree.branch '%s' is not a branch of '%s' (and the "
+			 "lab has no tree.url to fetch it from)",
+			 t->branch, t->path);
+		ok = failed();
+	}
+out:
+	free(ref);
+	rb_repo_free(repo);
+	return ok;
 }
 
 /*
@@ -372,6 +483,10 @@ static int lab_check(int argc, char **argv)
 		goto done;
 	}
 	lab_up = true;
+	if (!check_tree(&lab.tree))
+		ret = RB_EXIT_FAIL;
+	if (!check_dir("workdir", lab.workdir))
+		ret = RB_EXIT_FAIL;
 	if (!check_hook("build", lab.hooks.build))
 		ret = RB_EXIT_FAIL;
 	if (!all_lava(&lab) && !check_hook("boot", lab.hooks.boot))

@@ -162,6 +162,39 @@ Test(fetch, errors)
 	free(nope);
 }
 
+/* robot lab check's question: the remote has the branch; nothing written */
+Test(fetch, check_asks_the_remote_without_fetching)
+{
+	char *src = path("src"), *dst = path("dst"), *nope = path("nope");
+	char *want;
+	struct rb_fetch_opts o = { .path = dst,
+				   .url = src,
+				   .branch = "master" };
+
+	cr_expect_eq(rb_fetch_check(&o), 0, "%s", rb_errmsg());
+	cr_expect_not(rb_file_exists(dst), "the check made '%s'", dst);
+	o.branch = "no-such-branch";
+	want = xstrfmt("cannot fetch 'no-such-branch' from '%s': the remote "
+		       "has no such branch",
+		       src);
+	cr_expect_eq(rb_fetch_check(&o), -1);
+	cr_expect_str_eq(rb_errmsg(), want);
+	o.branch = "bad..name";
+	cr_expect_eq(rb_fetch_check(&o), -1);
+	cr_expect(strstr(rb_errmsg(), "not a valid branch or ref name"), "%s",
+		  rb_errmsg());
+	o.branch = "master";
+	o.url = nope;
+	cr_expect_eq(rb_fetch_check(&o), -1);
+	cr_expect(rb_starts_with(rb_errmsg(), "cannot fetch 'master' from '"),
+		  "%s", rb_errmsg());
+	cr_expect_not(rb_file_exists(dst));
+	free(want);
+	free(src);
+	free(dst);
+	free(nope);
+}
+
 Test(fetch, ssh_without_a_server)
 {
 	char *dst = path("dst"), *kh = path("known_hosts");
