@@ -4,7 +4,6 @@
  * nightly.h). This is the top of the robot's unattended life: it is the
  * one place outside robot/cli/ that prints errors.
  */
-#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "job.h"
 #include "lab.h"
 #include "measure.h"
+#include "nightly-jobs.h"
 #include "nightly-plan.h"
 #include "nightly-store.h"
 #include "nightly.h"
@@ -1134,28 +1134,10 @@ static int choose_baseline(struct nightly *n,
 	return 0;
 }
 
-/* A job's threshold and the direction of its metric. 0 or -1. */
-static int direction_of(const char *metric, const char *threshold, double *pct,
-			int *direction)
-{
-	int sign;
-
-	if (lab_parse_threshold(threshold, pct, &sign) < 0)
-		return -1;
-	/* "-5%": a drop is bad, so higher is better */
-	*direction = sign ? -sign : stats_direction(metric);
-	if (!*direction)
-		return rb_error("the direction of '%s' is unknown: give its "
-				"threshold a sign (-5%%: a drop is the "
-				"regression, +5%%: a rise is)",
-				metric);
-	return 0;
-}
-
 static int set_direction(struct nightly *n, const struct nightly_job_rec *j)
 {
-	return direction_of(j->metric, j->threshold, &n->threshold_pct,
-			    &n->direction);
+	return nightly_job_direction(j->metric, j->threshold, &n->threshold_pct,
+				     &n->direction);
 }
 
 static int save(struct nightly *n, struct nightly_job_rec *j, const char *state)
@@ -1216,28 +1198,76 @@ out:
 
 /* --- cycles ------------------------------------------------------------- */
 
-static bool filters_match(const struct job *job, const struct svec *params)
-{
-	size_t i;
-
-	for (i = 0; i < params->nr; i++) {
-		const char *eq = strchr(params->v[i], '=');
-		char *k = xstrndup(params->v[i], (size_t)(eq - params->v[i]));
-		bool ok = job_matches(job, k, eq + 1);
-
-		free(k);
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
 static void join(struct sbuf *sb, const struct svec *v, const char *sep)
 {
 	size_t i;
 
 	for (i = 0; i < v->nr; i++)
 		sbuf_addf(sb, "%s%s", i ? sep : "", v->v[i]);
+}
+
+struct add_jobs_ctx {
+	struct nightly *n;
+	int64_t cycle;
+	const char *head;
+	unsigned bad;
+	int seq;
+	struct svec seen;
+	struct sbuf name, hosts, params;
+};
+
+/* One atomic job of nightly.jobs into the store (once per name). */
+static int add_job(void *arg, const struct lab_nightly_job *ent,
+		   const char *file, const struct job *job)
+{
+	struct add_jobs_ctx *c = arg;
+	const struct lab_nightly *cfg = &c->n->lab.nightly;
+	struct nightly_job_rec r;
+	char *metric;
+	int64_t id;
+	size_t a;
+	int ret;
+
+	job_name(job, &c->name);
+	if (svec_find(&c->seen, c->name.buf) >= 0)
+		return 0;
+	svec_push(&c->seen, c->name.buf);
+	sbuf_reset(&c->hosts);
+	if (ent->hosts.nr)
+		join(&c->hosts, &ent->hosts, ",");
+	else if (cfg->hosts.nr)
+		join(&c->hosts, &cfg->hosts, ",");
+	else
+		for (a = 0; a < c->n->lab.nr_hosts; a++)
+			sbuf_addf(&c->hosts, "%s%s", a ? "," : "",
+				  c->n->lab.hosts[a].name);
+	sbuf_reset(&c->params);
+	join(&c->params, &ent->params, " ");
+	metric = nightly_job_metric(&c->n->lab, ent, job);
+	memset(&r, 0, sizeof(r));
+	r.threshold = ent->threshold ? ent->threshold : cfg->threshold;
+	r.cycle_id = c->cycle;
+	r.seq = c->seq++;
+	r.job = c->name.buf;
+	r.job_file = (char *)file;
+	r.params = c->params.buf;
+	r.metric = metric;
+	r.hosts = c->hosts.buf;
+	r.host = xstrndup(c->hosts.buf, strcspn(c->hosts.buf, ","));
+	r.head = (char *)c->head;
+	ret = nstore_job_add(c->n->st, &r, &id);
+	free(metric);
+	free(r.host);
+	return ret;
+}
+
+/* A nightly.jobs entry or file that gives no job: logged and counted. */
+static void bad_job(void *arg, const char *msg)
+{
+	struct add_jobs_ctx *c = arg;
+
+	ev(c->n, "%s", msg);
+	c->bad++;
 }
 
 /*
@@ -1250,124 +1280,24 @@ static void join(struct sbuf *sb, const struct svec *v, const char *sep)
  */
 static int add_jobs(struct nightly *n, int64_t cycle, const char *head)
 {
-	const struct lab_nightly *cfg = &n->lab.nightly;
-	struct svec seen = SVEC_INIT;
-	struct sbuf name = SBUF_INIT, hosts = SBUF_INIT, params = SBUF_INIT;
-	size_t e, f, a;
-	unsigned nbad = 0;
-	int seq = 0, ret = -1;
+	struct add_jobs_ctx c = { .n = n,
+				  .cycle = cycle,
+				  .head = head,
+				  .seen = SVEC_INIT,
+				  .name = SBUF_INIT,
+				  .hosts = SBUF_INIT,
+				  .params = SBUF_INIT };
+	int ret = nightly_jobs_each(&n->lab, add_job, bad_job, &c) ? -1 : 0;
 
-	for (e = 0; e < cfg->nr_jobs; e++) {
-		const struct lab_nightly_job *ent = &cfg->jobs[e];
-		glob_t g;
-		int gr = glob(ent->job, GLOB_ERR, NULL, &g);
-
-		if (gr == GLOB_NOMATCH) {
-			ev(n, "%s:%d:%d: no job file matches '%s'", n->lab.file,
-			   ent->line, ent->col, ent->job);
-			nbad++;
-			continue;
-		}
-		if (gr) {
-			ev(n, "%s:%d:%d: cannot read '%s'", n->lab.file,
-			   ent->line, ent->col, ent->job);
-			nbad++;
-			continue;
-		}
-		sbuf_reset(&hosts);
-		if (ent->hosts.nr)
-			join(&hosts, &ent->hosts, ",");
-		else if (cfg->hosts.nr)
-			join(&hosts, &cfg->hosts, ",");
-		else
-			for (a = 0; a < n->lab.nr_hosts; a++)
-				sbuf_addf(&hosts, "%s%s", a ? "," : "",
-					  n->lab.hosts[a].name);
-		sbuf_reset(&params);
-		join(&params, &ent->params, " ");
-		for (f = 0; f < g.gl_pathc; f++) {
-			struct job_list jl = JOB_LIST_INIT;
-			unsigned matched = 0;
-
-			if (job_load_file(&jl, g.gl_pathv[f]) < 0) {
-				ev(n, "%s", rb_errmsg());
-				nbad++;
-				continue;
-			}
-			for (a = 0; a < jl.nr; a++) {
-				struct nightly_job_rec r;
-				char *metric;
-				double pct;
-				int64_t id;
-				int dir;
-
-				if (!filters_match(jl.v[a], &ent->params))
-					continue;
-				matched++;
-				job_name(jl.v[a], &name);
-				if (svec_find(&seen, name.buf) >= 0)
-					continue;
-				svec_push(&seen, name.buf);
-				metric = ent->metric ?
-						 xstrdup(ent->metric) :
-					 cfg->metric ?
-						 xstrdup(cfg->metric) :
-						 runner_headline_stat(jl.v[a]);
-				memset(&r, 0, sizeof(r));
-				r.threshold = ent->threshold ? ent->threshold :
-							       cfg->threshold;
-				if (direction_of(metric, r.threshold, &pct,
-						 &dir) < 0) {
-					ev(n, "%s:%d:%d: %s", n->lab.file,
-					   ent->line, ent->col, rb_errmsg());
-					nbad++;
-					free(metric);
-					continue;
-				}
-				r.cycle_id = cycle;
-				r.seq = seq++;
-				r.job = name.buf;
-				r.job_file = g.gl_pathv[f];
-				r.params = params.buf;
-				r.metric = metric;
-				r.hosts = hosts.buf;
-				r.host = xstrndup(hosts.buf,
-						  strcspn(hosts.buf, ","));
-				r.head = (char *)head;
-				if (nstore_job_add(n->st, &r, &id) < 0) {
-					free(metric);
-					free(r.host);
-					job_list_release(&jl);
-					globfree(&g);
-					goto out;
-				}
-				free(metric);
-				free(r.host);
-			}
-			if (!matched) {
-				ev(n,
-				   "%s:%d:%d: no atomic job of '%s' matches "
-				   "'%s'",
-				   n->lab.file, ent->line, ent->col,
-				   g.gl_pathv[f], params.buf);
-				nbad++;
-			}
-			job_list_release(&jl);
-		}
-		globfree(&g);
-	}
-	if (nbad)
+	if (!ret && c.bad)
 		ret = rb_error("%u of the nightly.jobs in '%s' cannot be "
 			       "tested (above): nothing is tested until the "
 			       "lab is fixed",
-			       nbad, n->lab.file);
-	else
-		ret = 0;
-out:
-	svec_clear(&seen);
-	sbuf_release(&name);
-	sbuf_release(&hosts);
-	sbuf_release(&params);
+			       c.bad, n->lab.file);
+	svec_clear(&c.seen);
+	sbuf_release(&c.name);
+	sbuf_release(&c.hosts);
+	sbuf_release(&c.params);
 	return ret;
 }
 

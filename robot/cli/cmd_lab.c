@@ -11,6 +11,7 @@
 #include "../lab.h"
 #include "../lava-exec.h"
 #include "../lava.h"
+#include "../nightly-jobs.h"
 #include "../payload.h"
 #include "../repo.h"
 #include "../runner.h"
@@ -155,6 +156,32 @@ out:
 	free(ref);
 	rb_repo_free(repo);
 	return ok;
+}
+
+/*
+ * nightly.jobs, read by the nightly's own code (nightly_jobs_each): an
+ * entry or job file that would give a cycle no job is a line each.
+ */
+static int nightly_job_ok(void *arg, const struct lab_nightly_job *ent,
+			  const char *file, const struct job *job)
+{
+	return 0;
+}
+
+static void nightly_job_bad(void *arg, const char *msg)
+{
+	(*(unsigned *)arg)++;
+	rb_error("%s", msg);
+	rb_error_print();
+}
+
+static bool check_nightly_jobs(const struct lab *lab)
+{
+	unsigned bad = 0;
+
+	if (nightly_jobs_each(lab, nightly_job_ok, nightly_job_bad, &bad))
+		RB_BUG("nightly_job_ok stopped the walk");
+	return !bad;
 }
 
 /*
@@ -486,6 +513,8 @@ static int lab_check(int argc, char **argv)
 	if (!check_tree(&lab.tree))
 		ret = RB_EXIT_FAIL;
 	if (!check_dir("workdir", lab.workdir))
+		ret = RB_EXIT_FAIL;
+	if (!check_nightly_jobs(&lab))
 		ret = RB_EXIT_FAIL;
 	if (!check_hook("build", lab.hooks.build))
 		ret = RB_EXIT_FAIL;
