@@ -137,6 +137,13 @@ static int check_threshold(const struct bisection_run *r)
 	if (session_parse_threshold(&p, t) < 0)
 		return -1;
 	if (p.threshold_kind == STATS_THRESHOLD_PCT && r->direction &&
+	    p.direction != r->direction && p.threshold >= 100)
+		/* "+150%" on a higher-is-better stat: -150% cannot happen */
+		return rb_error("threshold '%s': a rise of '%s' is an "
+				"improvement (higher is better); a regression "
+				"is a drop of less than 100%%",
+				t, r->req->metric);
+	if (p.threshold_kind == STATS_THRESHOLD_PCT && r->direction &&
 	    p.direction != r->direction)
 		return rb_error("threshold '%s': a %s of '%s' is an "
 				"improvement (%s is better); a regression "

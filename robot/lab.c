@@ -11,6 +11,7 @@
 #include "mail-header.h"
 #include "transport.h"
 #include "sbuf.h"
+#include "stats.h"
 
 /* The largest lab file read. */
 #define LAB_FILE_MAX (4u << 20)
@@ -146,41 +147,13 @@ static int check_env_name(const struct schema_ctx *ctx, const struct ynode *n,
 
 static const char *const baselines[] = { "previous", "tag", NULL };
 
-int lab_parse_threshold(const char *text, double *pct, int *sign)
-{
-	size_t n = strlen(text);
-	const char *num = text;
-	char *copy;
-	double v;
-	int r;
-
-	*sign = 0;
-	if (*num == '-' || *num == '+') {
-		*sign = *num == '-' ? -1 : +1;
-		num++;
-	}
-	if (n < 2 || text[n - 1] != '%' || *num < '0' || *num > '9')
-		return rb_error("threshold '%s' is not a percentage (5%%, "
-				"-5%%: a drop is the regression, +5%%: a rise "
-				"is)",
-				text);
-	copy = xstrndup(num, strlen(num) - 1);
-	r = rb_parse_double(copy, &v);
-	free(copy);
-	if (r < 0 || !(v > 0 && v < 100))
-		return rb_error("threshold '%s' must be between 0%% and 100%%",
-				text);
-	*pct = v;
-	return 0;
-}
-
 static int check_threshold(const struct schema_ctx *ctx, const struct ynode *n,
 			   const char *val)
 {
 	double pct;
 	int sign;
 
-	if (lab_parse_threshold(val, &pct, &sign) < 0)
+	if (stats_parse_pct(val, &pct, &sign) < 0)
 		return ynode_error(ctx->file, n, "%s", rb_errmsg());
 	return 0;
 }

@@ -202,13 +202,6 @@ int lab_load_string(struct lab *lab, const char *file, const char *dir,
 		    const char *text, size_t len);
 void lab_release(struct lab *lab);
 
-/*
- * "5%", "-5%" or "+5%" (a % between 0 and 100, exclusive) into the change
- * that counts and its bad direction: -1 a drop is bad, +1 a rise is bad,
- * 0 the metric decides. 0 or -1 with a message (no location).
- */
-int lab_parse_threshold(const char *text, double *pct, int *sign);
-
 /* The host called name, or NULL. */
 const struct lab_host *lab_find_host(const struct lab *lab, const char *name);
 

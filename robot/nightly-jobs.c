@@ -51,7 +51,7 @@ int nightly_job_direction(const char *metric, const char *threshold,
 {
 	int sign;
 
-	if (lab_parse_threshold(threshold, pct, &sign) < 0)
+	if (stats_parse_pct(threshold, pct, &sign) < 0)
 		return -1;
 	/* "-5%": a drop is bad, so higher is better */
 	*direction = sign ? -sign : stats_direction(metric);

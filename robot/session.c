@@ -157,18 +157,18 @@ int session_parse_threshold(struct stats_policy *p, const char *text)
 		return 0;
 	n = strlen(text);
 	if (text[n - 1] == '%') {
-		char *num = xstrndup(text, n - 1);
-		int r = rb_parse_double(num, &v);
+		int sign;
 
-		free(num);
-		if (r < 0 || (text[0] != '-' && text[0] != '+') || v == 0)
+		if (stats_parse_pct(text, &v, &sign) < 0)
+			return -1;
+		if (!sign)
 			return rb_error("threshold '%s': a percentage needs a "
 					"sign (-5%%: a drop is the regression, "
 					"+5%%: a rise is)",
 					text);
 		p->threshold_kind = STATS_THRESHOLD_PCT;
-		p->threshold = fabs(v);
-		p->direction = v < 0 ? +1 : -1;
+		p->threshold = v;
+		p->direction = -sign;
 		return 0;
 	}
 	if (rb_parse_double(text, &v) < 0 || !isfinite(v))

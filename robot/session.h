@@ -191,9 +191,10 @@ int session_run(const struct session_config *cfg,
 
 /*
  * Parse --threshold: "VALUE" (the metric's value), "-N%" (a drop of N% from
- * good is a regression: higher is better) or "+N%" (a rise: lower is
- * better); NULL or "" the midpoint of the anchors. Sets the policy's
- * threshold and, for percentages, its direction. 0 or -1.
+ * good is a regression: higher is better; 0 < N < 100) or "+N%" (a rise:
+ * lower is better; N > 0), as stats_parse_pct reads them; NULL or "" the
+ * midpoint of the anchors. Sets the policy's threshold and, for
+ * percentages, its direction. 0 or -1.
  */
 int session_parse_threshold(struct stats_policy *p, const char *text);
 

@@ -5,6 +5,7 @@
  * two-sample tests in stats-test.c, the robot's decisions in
  * stats-verdict.c; stats.h has the API and the reasoning. Pure.
  */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -345,6 +346,50 @@ int stats_direction(const char *stat)
 		if (direction_ok[i] &&
 		    !regexec(&direction_re[i], stat, 0, NULL, 0))
 			return direction_rows[i].dir;
+	return 0;
+}
+
+int stats_parse_pct(const char *text, double *pct, int *sign)
+{
+	const char *num = text;
+	size_t n = strlen(text), len;
+	char *copy, *end;
+	double v;
+
+	*sign = 0;
+	if (*num == '-' || *num == '+') {
+		*sign = *num == '-' ? -1 : +1;
+		num++;
+	}
+	len = strlen(num);
+	if (len < 2 || text[n - 1] != '%')
+		return rb_error("threshold '%s' is not a percentage (5%%, "
+				"-5%%: a drop is the regression, +5%%: a rise "
+				"is)",
+				text);
+	copy = xstrndup(num, len - 1);
+	/*
+	 * strtod alone would take " 5", "-5" after the sign, "0x5", "inf":
+	 * a percentage is plain decimal digits
+	 */
+	v = strtod(copy, &end);
+	if ((!isdigit((unsigned char)*copy) && *copy != '.') || *end ||
+	    copy[strspn(copy, "0123456789.eE+-")]) {
+		rb_error("threshold '%s': '%s' is not a number", text, copy);
+		free(copy);
+		return -1;
+	}
+	free(copy);
+	/*
+	 * a drop of 100% or more would take the metric to 0 or below; an
+	 * unsigned one may be a drop (the metric decides)
+	 */
+	if (*sign <= 0 && !(v > 0 && v < 100))
+		return rb_error("threshold '%s' must be between 0%% and 100%%",
+				text);
+	if (*sign > 0 && !(v > 0 && isfinite(v)))
+		return rb_error("threshold '%s' must be more than 0%%", text);
+	*pct = v;
 	return 0;
 }
 

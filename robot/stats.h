@@ -217,6 +217,14 @@ int stats_hodges_lehmann(struct stats_interval *out, const double *a, size_t na,
  */
 int stats_direction(const char *stat);
 /*
+ * A threshold in percent: "5%", "-5%" (a drop is bad) or "+5%" (a rise is
+ * bad) into its size and *sign (-1, +1, 0: the metric decides). A drop,
+ * or a change that may be one, lies between 0 and 100 exclusive (a drop
+ * of 100% takes the metric to 0); a rise is above 0. 0, or -1 with a
+ * message naming what is wrong (no location).
+ */
+int stats_parse_pct(const char *text, double *pct, int *sign);
+/*
  * lkp's kpi_stat_direction: "regression" when direction * change < 0,
  * "improvement" otherwise, "undefined" when the direction is 0.
  */

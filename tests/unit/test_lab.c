@@ -327,6 +327,8 @@ Test(lab, errors_with_line_and_column)
 		{ "nightly:\n  threshold: 150%\n",
 		  "lab.yaml:2:14: threshold '150%' must be between 0% and "
 		  "100%" },
+		{ "nightly:\n  threshold: -abc%\n",
+		  "lab.yaml:2:14: threshold '-abc%': 'abc' is not a number" },
 		{ "nightly:\n  baseline: yesterday\n",
 		  "lab.yaml:2:13: 'nightly.baseline' must be one of previous, "
 		  "tag, not 'yesterday'" },

@@ -786,3 +786,77 @@ Test(session, builds_ahead_change_nothing_but_the_wait)
 	session_outcome_release(&out[0]);
 	session_outcome_release(&out[1]);
 }
+
+/*
+ * --threshold's text: a percentage is signed, its number a plain decimal,
+ * a drop below 100% (a rise of any size); each refusal names what is
+ * wrong, as the lab's nightly.threshold does (stats_parse_pct).
+ */
+Test(session, threshold_text)
+{
+	static const struct {
+		const char *text;
+		enum stats_threshold_kind kind;
+		double threshold;
+		int direction;
+		const char *err;
+	} cases[] = {
+		{ "", STATS_THRESHOLD_MIDPOINT, 0, 0, NULL },
+		{ "-5%", STATS_THRESHOLD_PCT, 5, +1, NULL },
+		{ "+2.5%", STATS_THRESHOLD_PCT, 2.5, -1, NULL },
+		{ "-99.5%", STATS_THRESHOLD_PCT, 99.5, +1, NULL },
+		/* latency three times as long: a rise beyond 100% happens */
+		{ "+200%", STATS_THRESHOLD_PCT, 200, -1, NULL },
+		{ "1234.5", STATS_THRESHOLD_VALUE, 1234.5, 0, NULL },
+		{ "-1000%", 0, 0, 0,
+		  "threshold '-1000%' must be between 0% and 100%" },
+		{ "-100%", 0, 0, 0,
+		  "threshold '-100%' must be between 0% and 100%" },
+		{ "-0%", 0, 0, 0,
+		  "threshold '-0%' must be between 0% and 100%" },
+		{ "+0%", 0, 0, 0, "threshold '+0%' must be more than 0%" },
+		{ "-1e999%", 0, 0, 0,
+		  "threshold '-1e999%' must be between 0% and 100%" },
+		{ "+1e999%", 0, 0, 0,
+		  "threshold '+1e999%' must be more than 0%" },
+		{ "-abc%", 0, 0, 0,
+		  "threshold '-abc%': 'abc' is not a number" },
+		{ "-5 %", 0, 0, 0, "threshold '-5 %': '5 ' is not a number" },
+		{ "- 5%", 0, 0, 0, "threshold '- 5%': ' 5' is not a number" },
+		{ "--5%", 0, 0, 0, "threshold '--5%': '-5' is not a number" },
+		{ "-0x5%", 0, 0, 0,
+		  "threshold '-0x5%': '0x5' is not a number" },
+		{ "-nan%", 0, 0, 0,
+		  "threshold '-nan%': 'nan' is not a number" },
+		{ "-%", 0, 0, 0,
+		  "threshold '-%' is not a percentage (5%, -5%: a drop is the "
+		  "regression, +5%: a rise is)" },
+		{ "5%", 0, 0, 0,
+		  "threshold '5%': a percentage needs a sign (-5%: a drop is "
+		  "the regression, +5%: a rise is)" },
+		{ "abc", 0, 0, 0,
+		  "threshold 'abc' is not a number or a percentage" },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		struct stats_policy pol;
+		int r;
+
+		stats_policy_init(&pol);
+		pol.direction = 0;
+		r = session_parse_threshold(&pol, cases[i].text);
+		if (cases[i].err) {
+			cr_expect_eq(r, -1, "'%s' accepted", cases[i].text);
+			cr_expect_str_eq(rb_errmsg(), cases[i].err);
+			continue;
+		}
+		cr_expect_eq(r, 0, "'%s': %s", cases[i].text, rb_errmsg());
+		cr_expect_eq(pol.threshold_kind, cases[i].kind, "'%s'",
+			     cases[i].text);
+		cr_expect_float_eq(pol.threshold, cases[i].threshold, 1e-12,
+				   "'%s'", cases[i].text);
+		cr_expect_eq(pol.direction, cases[i].direction, "'%s'",
+			     cases[i].text);
+	}
+}
