@@ -412,6 +412,25 @@ void nightly_change_recs_free(struct nightly_change_rec *v, size_t n)
 	free(v);
 }
 
+static void push_text(sqlite3_stmt *s, void *arg)
+{
+	svec_push(arg, (const char *)sqlite3_column_text(s, 0));
+}
+
+int nstore_history_stats(struct store *st, const char *job, struct svec *out)
+{
+	sqlite3_stmt *s;
+
+	if (db_query(store_db(st), &s,
+		     "SELECT stat FROM nightly_history WHERE job = ?1"
+		     " UNION SELECT metric FROM nightly_jobs WHERE job = ?1"
+		     " ORDER BY 1",
+		     "s", job) < 0)
+		return -1;
+	return db_each(store_db(st), s, "read the history's stats", push_text,
+		       out);
+}
+
 int nstore_history_jobs(struct store *st, char ***names, size_t *n)
 {
 	sqlite3_stmt *s;
@@ -715,11 +734,6 @@ int nstore_key_values_since(struct store *st, const struct run_key *k,
 		       (void **)v, n);
 }
 
-static void push_mail(sqlite3_stmt *s, void *arg)
-{
-	svec_push(arg, (const char *)sqlite3_column_text(s, 0));
-}
-
 int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids)
 {
 	sqlite3_stmt *s;
@@ -729,6 +743,6 @@ int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids)
 		     " mail IS NOT NULL ORDER BY time",
 		     "I", cycle_id) < 0)
 		return -1;
-	return db_each(store_db(st), s, "read the follow-up mails", push_mail,
+	return db_each(store_db(st), s, "read the follow-up mails", push_text,
 		       ids);
 }

@@ -8,6 +8,7 @@
 
 struct store;
 struct history;
+struct svec;
 
 /*
  * The nightly loop's tables in the store (migration 3, store.c):
@@ -137,6 +138,12 @@ void nightly_change_recs_free(struct nightly_change_rec *v, size_t n);
 
 /* The jobs with a history, for messages. */
 int nstore_history_jobs(struct store *st, char ***names, size_t *n);
+/*
+ * The stats the history of job holds (the nightly's summaries of every
+ * stat of its heads, and the metrics it judged the job by), sorted, pushed
+ * to out; none when the nightly never ran the job. 0 or -1.
+ */
+int nstore_history_stats(struct store *st, const char *job, struct svec *out);
 
 struct nightly_report_rec {
 	int64_t id, bisection_id, cycle_id;
@@ -175,7 +182,6 @@ int nstore_still_list(struct store *st, int64_t report_id,
 		      struct nightly_still_rec **out, size_t *n);
 void nightly_still_recs_free(struct nightly_still_rec *v, size_t n);
 /* The follow-up mails drafted in a cycle (outbox ids pushed to ids). */
-struct svec;
 int nstore_still_mails(struct store *st, int64_t cycle_id, struct svec *ids);
 /* The follow-up mail sent about a still entry. */
 int nstore_still_set_mail(struct store *st, int64_t report_id, const char *head,

@@ -117,13 +117,8 @@ static bool seen_in(const struct svec *seen, const char *family)
 static int unknown(const char *metric, const struct svec *cands,
 		   const char *why)
 {
-	const char *hint =
-		rb_suggest(metric, (const char *const *)cands->v, cands->nr);
-
-	if (hint)
-		return rb_error("unknown metric '%s' (did you mean '%s'?)",
-				metric, hint);
-	return rb_error("unknown metric '%s': %s", metric, why);
+	return rb_error_unknown("metric", metric, (const char *const *)cands->v,
+				cands->nr, why);
 }
 
 int payload_metric_check(const struct job *job, const char *metric,

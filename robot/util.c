@@ -306,6 +306,19 @@ const char *rb_suggest(const char *word, const char *const *cands, size_t n)
 	return best;
 }
 
+int rb_error_unknown(const char *what, const char *word,
+		     const char *const *cands, size_t n, const char *why)
+{
+	const char *hint = rb_suggest(word, cands, n);
+
+	if (hint)
+		return rb_error("unknown %s '%s' (did you mean '%s'?)", what,
+				word, hint);
+	if (why && *why)
+		return rb_error("unknown %s '%s': %s", what, word, why);
+	return rb_error("unknown %s '%s'", what, word);
+}
+
 int rb_parse_long(const char *s, long *out)
 {
 	char *end;

@@ -100,6 +100,13 @@ bool rb_ends_with(const char *s, const char *suffix);
  */
 size_t rb_edit_distance(const char *a, const char *b);
 const char *rb_suggest(const char *word, const char *const *cands, size_t n);
+/*
+ * Refuse a name that is none of cands: "unknown WHAT 'word' (did you mean
+ * 'x'?)" with rb_suggest's hint, else "unknown WHAT 'word': why" (why NULL
+ * or "": nothing after the name). Returns -1 as rb_error() does.
+ */
+int rb_error_unknown(const char *what, const char *word,
+		     const char *const *cands, size_t n, const char *why);
 /* Parse a whole string as a base-10 integer / double; 0 or -1. */
 int rb_parse_long(const char *s, long *out);
 int rb_parse_double(const char *s, double *out);

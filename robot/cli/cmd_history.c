@@ -155,6 +155,37 @@ static void no_history(struct store *st, const char *job, const char *wd)
 	sbuf_release(&sb);
 }
 
+/*
+ * A --stat the history does not hold is refused as bisect --metric is,
+ * with a "did you mean": its series would be a table of empty rows. 1
+ * known, 0 no history of the job at all (no_history() says so), or -1.
+ */
+static int check_stat(struct store *st, const char *job, const char *stat)
+{
+	struct svec known = SVEC_INIT;
+	struct sbuf why = SBUF_INIT;
+	int ret;
+
+	if (nstore_history_stats(st, job, &known) < 0)
+		ret = -1;
+	else if (!known.nr)
+		ret = 0;
+	else if (svec_find(&known, stat) >= 0)
+		ret = 1;
+	else {
+		sbuf_addf(&why,
+			  "the nightly history of '%s' has %zu stats, not "
+			  "this one",
+			  job, known.nr);
+		ret = rb_error_unknown("stat", stat,
+				       (const char *const *)known.v, known.nr,
+				       why.buf);
+	}
+	svec_clear(&known);
+	sbuf_release(&why);
+	return ret;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_opts o = { .params = SVEC_INIT };
@@ -164,7 +195,7 @@ int cmd_history(int argc, char **argv)
 	struct store *st = NULL;
 	char *job = NULL;
 	bool lab_up = false;
-	int ret = RB_EXIT_FAIL, u;
+	int ret = RB_EXIT_FAIL, u, known = 1;
 
 	u = rb_opts_parse("history", history_opts, argc - 1, argv + 1, &o,
 			  NULL);
@@ -177,9 +208,10 @@ int cmd_history(int argc, char **argv)
 	lab_up = true;
 	job = job_key(&o);
 	if (!job || store_open_readonly(&st, lab.workdir) < 0 ||
+	    (o.stat && (known = check_stat(st, job, o.stat)) < 0) ||
 	    nstore_history_series(st, job, o.stat, &h) < 0)
 		goto fail;
-	if (!h.stat) {
+	if (!h.stat || !known) {
 		no_history(st, job, lab.workdir);
 		goto fail;
 	}

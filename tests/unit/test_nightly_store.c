@@ -9,6 +9,7 @@
 #include "history.h"
 #include "nightly-store.h"
 #include "store.h"
+#include "svec.h"
 
 static char dir[64];
 static struct store *st;
@@ -214,6 +215,33 @@ Test(nightly_store, history_series)
 	cr_expect_null(h.stat);
 	cr_expect_eq(h.nr, 0);
 	history_release(&h);
+}
+
+/* The stats robot history --stat may name: the summaries and the metric. */
+Test(nightly_store, history_stats)
+{
+	struct nightly_summary s = { "m.other", 3, 7, 0, 7, 7 };
+	struct svec v = SVEC_INIT;
+	int64_t c1 = new_cycle(A, NULL);
+
+	cr_assert_eq(nstore_history_stats(st, "stress-ng/1-mmapaddr-1s", &v), 0,
+		     "%s", rb_errmsg());
+	cr_expect_eq(v.nr, 0, "no history yet");
+	/* judged by m.ops_per_sec, whose runs all failed: no summary */
+	new_job(c1, A, 0);
+	cr_assert_eq(nstore_history_put(st, "stress-ng/1-mmapaddr-1s", A,
+					"box1", c1, &s),
+		     0);
+	cr_assert_eq(nstore_history_put(st, "another/job", A, "box1", c1,
+					&(struct nightly_summary){
+						"m.third", 1, 1, 0, 1, 1 }),
+		     0);
+	cr_assert_eq(nstore_history_stats(st, "stress-ng/1-mmapaddr-1s", &v), 0,
+		     "%s", rb_errmsg());
+	cr_assert_eq(v.nr, 2);
+	cr_expect_str_eq(v.v[0], "m.ops_per_sec");
+	cr_expect_str_eq(v.v[1], "m.other");
+	svec_clear(&v);
 }
 
 Test(nightly_store, reports_and_still)

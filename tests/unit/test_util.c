@@ -228,6 +228,18 @@ Test(util, edit_distance_and_did_you_mean)
 	cr_expect_str_eq(rb_suggest("rnu", cmds, 5), "run");
 	cr_expect_null(rb_suggest("x", cmds, 5), "too far for so short");
 	cr_expect_null(rb_suggest("nightly", cmds, 5));
+
+	/* the refusal bisect --metric and history --stat share */
+	cr_expect_eq(rb_error_unknown("command", "bisct", cmds, 5, "why"), -1);
+	cr_expect_str_eq(rb_errmsg(),
+			 "unknown command 'bisct' (did you mean 'bisect'?)");
+	cr_expect_eq(rb_error_unknown("stat", "nosuch", cmds, 5,
+				      "the history has 5 stats"),
+		     -1);
+	cr_expect_str_eq(rb_errmsg(),
+			 "unknown stat 'nosuch': the history has 5 stats");
+	cr_expect_eq(rb_error_unknown("stat", "", cmds, 5, NULL), -1);
+	cr_expect_str_eq(rb_errmsg(), "unknown stat ''");
 }
 
 Test(util, confidence_is_never_rounded_up)
