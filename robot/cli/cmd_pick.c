@@ -168,7 +168,7 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 	struct rb_range range;
 	struct rb_bisect b = RB_BISECT_INIT;
 	struct rb_bisect_step st = RB_BISECT_STEP_INIT;
-	uint8_t(*goods)[RB_OID_RAWSZ] = NULL;
+	uint8_t(*goods)[RB_OID_RAWSZ] = NULL, (*skips)[RB_OID_RAWSZ] = NULL;
 	uint32_t *picks = NULL, np, i;
 	unsigned fflags = o->first_parent ? RB_FIND_FIRST_PARENT : 0;
 	const uint8_t *bad = NULL;
@@ -180,6 +180,15 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 	rb_range_init(&range, (const uint8_t[RB_OID_RAWSZ]){ 0 }, NULL, 0,
 		      fflags);
 	if (porcelain) {
+		/* an unknown --skip REV is fatal (128) as any unknown REV is */
+		skips = xmalloc(RB_OID_RAWSZ * o->skips_nr);
+		for (k = 0; k < o->skips_nr; k++) {
+			if (rb_repo_resolve(r, o->skips[k], skips[k]) < 0) {
+				rb_error_print();
+				ret = RB_EXIT_FATAL;
+				goto out;
+			}
+		}
 		goods = xmalloc(RB_OID_RAWSZ * (nrevs ? nrevs : 1));
 		for (k = 0; k < nrevs; k++) {
 			if (revs[k].negative) {
@@ -209,14 +218,8 @@ static int pick_state(struct rb_repo *r, const struct pick_opts *o,
 		rb_range_start(&range, &b);
 		inited = true;
 		for (k = 0; k < o->skips_nr; k++) {
-			uint8_t oid[RB_OID_RAWSZ];
-			uint32_t node;
+			uint32_t node = rb_graph_find(&range.g, skips[k]);
 
-			if (rb_repo_resolve(r, o->skips[k], oid) < 0) {
-				rb_error_print();
-				goto out;
-			}
-			node = rb_graph_find(&range.g, oid);
 			/* skips outside the range change nothing, as in git */
 			if (node == RB_NODE_NONE)
 				continue;
@@ -255,6 +258,7 @@ out:
 		rb_bisect_release(&b);
 	free(picks);
 	free(goods);
+	free(skips);
 	rb_range_release(&range);
 	return ret;
 }
