@@ -153,6 +153,17 @@ static int check_nr_threads(const struct schema_ctx *ctx, const struct ynode *n,
 				   "nr_threads '%s' is more than %d, the most "
 				   "instances stress-ng runs",
 				   val, JOB_MAX_THREADS);
+	/*
+	 * A percentage is resolved per host, but one that is too many on a
+	 * host of one CPU is too many on every host: no run could take it
+	 */
+	if (strchr(val, '%') && job_nr_threads(val, 1) > JOB_MAX_THREADS)
+		return ynode_error(ctx->file, n,
+				   "nr_threads '%s' is %ld instances even on "
+				   "one CPU, more than %d, the most stress-ng "
+				   "runs",
+				   val, job_nr_threads(val, 1),
+				   JOB_MAX_THREADS);
 	return 0;
 }
 

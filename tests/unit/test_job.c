@@ -230,6 +230,28 @@ Test(job, nr_threads_resolution)
 	}
 }
 
+/*
+ * A percentage is refused when the job is read only if no host could run
+ * it: 409699.999% is 4096 instances on one CPU (read, refused for two
+ * CPUs when resolved), 409700% is 4097 (errors_with_line_and_column).
+ */
+Test(job, nr_threads_the_most_one_cpu_runs)
+{
+	static const char text[] =
+		"nr_threads: 409699.999%\nstress-ng: {test: mmap}\n";
+	struct job_list l = JOB_LIST_INIT;
+
+	load(&l, text);
+	cr_expect_eq(job_resolve(l.v[0], 1), 0, "%s", rb_errmsg());
+	cr_expect_eq(l.v[0]->nr_threads, 4096);
+	cr_expect_eq(job_resolve(l.v[0], 2), -1);
+	cr_expect_str_eq(rb_errmsg(),
+			 "t.yaml:1:13: nr_threads '409699.999%' of 2 cpus is "
+			 "8193, more than 4096, the most instances stress-ng "
+			 "runs");
+	job_list_release(&l);
+}
+
 Test(job, zero_threads_dropped_with_notice)
 {
 	struct job_list l = JOB_LIST_INIT;
@@ -480,9 +502,16 @@ Test(job, errors_with_line_and_column)
 		  "stress-ng: {test: mmap}\n",
 		  "t.yaml:1:9: nr_cpu '1000000000000000' is not a count of "
 		  "CPUs (1 to 65536)" },
-		{ "nr_cpu: 2\nnr_threads: 1000000%\nstress-ng: {test: mmap}\n",
-		  "t.yaml:2:13: nr_threads '1000000%' of 2 cpus is 20000, more "
+		{ "nr_cpu: 2\nnr_threads: 300000%\nstress-ng: {test: mmap}\n",
+		  "t.yaml:2:13: nr_threads '300000%' of 2 cpus is 6000, more "
 		  "than 4096, the most instances stress-ng runs" },
+		/* too many on any host: refused without one */
+		{ "nr_threads: 1000000%\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: nr_threads '1000000%' is 10000 instances even "
+		  "on one CPU, more than 4096, the most stress-ng runs" },
+		{ "nr_threads: 409700%\nstress-ng: {test: mmap}\n",
+		  "t.yaml:1:13: nr_threads '409700%' is 4097 instances even "
+		  "on one CPU, more than 4096, the most stress-ng runs" },
 		{ "nr_threads: 5000\nstress-ng: {test: mmap}\n",
 		  "t.yaml:1:13: nr_threads '5000' is more than 4096, the most "
 		  "instances stress-ng runs" },
