@@ -163,7 +163,12 @@ static void text(struct render *r, const char *s, size_t n)
 	sbuf_release(&t);
 }
 
-/* .B a b, .BR a b c: the arguments, joined (BR/IR alternate fonts). */
+/*
+ * .B a b: the arguments, with spaces; .BR a b c and the other requests of
+ * alternating fonts (.BI .IB .BR .RB .IR .RI): the arguments joined with
+ * none, as man(7) sets them ("\-\-opt" " FILE" is "--opt FILE"). Plain
+ * text has one font.
+ */
 static void font_args(struct render *r, const char *args, bool alternate)
 {
 	struct sbuf t = SBUF_INIT;
@@ -256,7 +261,8 @@ static void request(struct render *r, const char *m, const char *args)
 		flush(r);
 	} else if (!strcmp(m, "B") || !strcmp(m, "I")) {
 		font_args(r, args, false);
-	} else if (!strcmp(m, "BR") || !strcmp(m, "IR") || !strcmp(m, "RB")) {
+	} else if (strlen(m) == 2 && m[0] != m[1] && strchr("BIR", m[0]) &&
+		   strchr("BIR", m[1])) {
 		font_args(r, args, true);
 	}
 	/* TH and anything else: nothing to show */

@@ -228,3 +228,45 @@ Test(manpage, options_required)
 	cr_assert_eq(o.list.nr, 1);
 	svec_clear(&o.list);
 }
+
+/*
+ * The requests of alternating fonts join their arguments without a space
+ * (man(7)); a .TP tag set by one is the option's heading, as in
+ * doc/robot-job.1's ".BI \-\-stress\-ng\-help " FILE"".
+ */
+Test(manpage, alternating_fonts)
+{
+	static const char alt[] = ".SH OPTIONS\n"
+				  ".TP\n"
+				  ".BI \\-\\-stress\\-ng\\-help \" FILE\"\n"
+				  "the help text\n"
+				  ".PP\n"
+				  ".IB a b c\n"
+				  ".RB [ \\-\\-x ]\n"
+				  ".BR robot (1),\n"
+				  ".IR file .yaml\n"
+				  ".RI \" one\" two\n"
+				  ".B two words\n";
+	char *t = render(alt, NULL, NULL);
+
+	cr_assert_str_eq(t, "OPTIONS\n"
+			    "       --stress-ng-help FILE\n"
+			    "              the help text\n"
+			    "\n"
+			    "       abc [--x] robot(1), file.yaml\n"
+			    "       onetwo two words\n");
+	free(t);
+}
+
+/* The real page: robot help job shows the option's heading. */
+Test(manpage, job_page_shows_stress_ng_help)
+{
+	const struct rb_manpage *p = rb_manpage_find("robot-job");
+	char *t;
+
+	cr_assert_not_null(p);
+	t = render(p->roff, "DESCRIPTION", NULL);
+	cr_expect(strstr(t, "\n       --stress-ng-help FILE\n") != NULL, "%s",
+		  t);
+	free(t);
+}
