@@ -36,6 +36,8 @@ static int pick_hosts(struct ctx *c, const char *names)
 		}
 		free(copy);
 	}
+	if (!c->nr_hosts && names)
+		return rb_error("the host list '%s' names no host", names);
 	if (!c->nr_hosts)
 		return rb_error("'%s' lists no hosts", c->lab.file);
 	c->host_jobs = xcalloc(c->nr_hosts, sizeof(*c->host_jobs));
