@@ -12,6 +12,8 @@
 enum ftype {
 	F_STR,
 	F_DOUBLE,
+	F_UNIT, /* a number from 0 to 1 (a confidence) */
+	F_LEVEL, /* a number between 0 and 1, both excluded (a ci level) */
 	F_INT,
 	F_INT64,
 	F_ADDR,
@@ -49,8 +51,8 @@ static const struct field {
 	{ "message_id", F_STR, offsetof(struct rb_report, message_id) },
 	{ "table", F_STR, offsetof(struct rb_report, table) },
 	{ "spread", F_SPREAD, offsetof(struct rb_report, spread_kind) },
-	{ "ci_level", F_DOUBLE, offsetof(struct rb_report, ci_level) },
-	{ "confidence", F_DOUBLE, offsetof(struct rb_report, confidence) },
+	{ "ci_level", F_LEVEL, offsetof(struct rb_report, ci_level) },
+	{ "confidence", F_UNIT, offsetof(struct rb_report, confidence) },
 	{ "confidence_note", F_STR,
 	  offsetof(struct rb_report, confidence_note) },
 	{ "reproduce", F_STR, offsetof(struct rb_report, reproduce) },
@@ -69,11 +71,99 @@ static const struct field {
 
 struct ctx {
 	const char *path;
+	const char *text; /* the JSON text, len bytes */
+	size_t len;
 };
 
 static int bad(const struct ctx *c, const char *what, const char *want)
 {
 	return rb_error("%s: '%s' must be %s", c->path, what, want);
+}
+
+/* The end of the JSON string whose opening quote is at i (past its "). */
+static size_t string_end(const char *t, size_t len, size_t i)
+{
+	for (i++; i < len && t[i] != '"'; i++)
+		if (t[i] == '\\')
+			i++;
+	return i < len ? i + 1 : len;
+}
+
+/* Past the white space (and one c, when it is there) from i. */
+static size_t skip(const char *t, size_t len, size_t i, char c)
+{
+	while (i < len &&
+	       (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n'))
+		i++;
+	if (c && i < len && t[i] == c)
+		return skip(t, len, i + 1, 0);
+	return i;
+}
+
+/*
+ * Where the value of the top-level name sits in the text, as jansson
+ * counts (line from 1, column in characters from 1): jansson keeps no
+ * places, so the text is scanned again. 0 when it is not found.
+ */
+static int value_place(const struct ctx *c, const char *name, int *line,
+		       int *col)
+{
+	const char *t = c->text;
+	size_t i = 0, n = strlen(name), k, bol = 0;
+	int depth = 0;
+	bool key = false;
+
+	while (t && i < c->len) {
+		switch (t[i]) {
+		case '"':
+			k = string_end(t, c->len, i);
+			if (depth == 1 && key && k - i == n + 2 &&
+			    !memcmp(t + i + 1, name, n)) {
+				i = skip(t, c->len, k, ':');
+				*line = 1;
+				for (k = 0; k < i; k++)
+					if (t[k] == '\n') {
+						(*line)++;
+						bol = k + 1;
+					}
+				*col = 1;
+				for (k = bol; k < i; k++)
+					*col += ((unsigned char)t[k] & 0xc0) !=
+						0x80;
+				return 1;
+			}
+			key = false;
+			i = k;
+			continue;
+		case '{':
+			key = ++depth == 1;
+			break;
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ',':
+			key = depth == 1;
+			break;
+		}
+		i++;
+	}
+	return 0;
+}
+
+/* A top-level number out of its range, at its place. */
+static int bad_range(const struct ctx *c, const char *what, const char *want,
+		     double v)
+{
+	int line, col;
+
+	if (value_place(c, what, &line, &col))
+		return rb_error("%s:%d:%d: '%s' must be %s, not %g", c->path,
+				line, col, what, want, v);
+	return rb_error("%s: '%s' must be %s, not %g", c->path, what, want, v);
 }
 
 static int get_str(const struct ctx *c, json_t *v, const char *what,
@@ -359,6 +449,21 @@ static int get_cost(const struct ctx *c, struct rb_report_doc *d, json_t *o)
 	return 0;
 }
 
+/* A confidence from 0 to 1, a level of an interval between them. */
+static int get_fraction(const struct ctx *c, const struct field *f, json_t *v,
+			double *out)
+{
+	if (get_num(c, v, f->name, out) < 0)
+		return -1;
+	if (f->type == F_UNIT && !(*out >= 0 && *out <= 1))
+		return bad_range(c, f->name, "from 0 to 1", *out);
+	if (f->type == F_LEVEL && !(*out > 0 && *out < 1))
+		return bad_range(c, f->name,
+				 "between 0 and 1 (0.95: a 95% interval)",
+				 *out);
+	return 0;
+}
+
 static int get_field(const struct ctx *c, struct rb_report_doc *d,
 		     const struct field *f, json_t *v)
 {
@@ -370,6 +475,9 @@ static int get_field(const struct ctx *c, struct rb_report_doc *d,
 		return get_str(c, v, f->name, (const char **)at);
 	case F_DOUBLE:
 		return get_num(c, v, f->name, (double *)at);
+	case F_UNIT:
+	case F_LEVEL:
+		return get_fraction(c, f, v, (double *)at);
 	case F_INT:
 		if (!json_is_integer(v) || json_integer_value(v) < INT_MIN ||
 		    json_integer_value(v) > INT_MAX)
@@ -494,19 +602,21 @@ static int make_key(const struct ctx *c, struct rb_report_doc *d, json_t *root)
 	return 0;
 }
 
-static int doc_read(struct rb_report_doc *d, const char *path, json_t *root,
-		    const json_error_t *err)
+static int doc_read(struct rb_report_doc *d, const char *path, const char *text,
+		    size_t len)
 {
-	struct ctx c = { path };
+	struct ctx c = { path, text, len };
+	json_error_t err;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
 	json_t *v;
 	const char *k;
 	size_t i;
 
 	if (!root) {
-		if (err->line > 0)
-			return rb_error("%s:%d:%d: %s", path, err->line,
-					err->column, err->text);
-		return rb_error("%s: %s", path, err->text);
+		if (err.line > 0)
+			return rb_error("%s:%d:%d: %s", path, err.line,
+					err.column, err.text);
+		return rb_error("%s: %s", path, err.text);
 	}
 	d->json = root;
 	if (!json_is_object(root))
@@ -530,25 +640,27 @@ static int doc_read(struct rb_report_doc *d, const char *path, json_t *root,
 
 int rb_report_doc_load(struct rb_report_doc *d, const char *path)
 {
-	json_error_t err;
+	char *text;
+	size_t len;
+	int ret;
 
 	memset(d, 0, sizeof(*d));
 	d->r.confidence = -1;
-	return doc_read(d, path,
-			json_load_file(path, JSON_REJECT_DUPLICATES, &err),
-			&err);
+	/* our reader: "cannot read '/tmp': Is a directory", not jansson's
+	 * "'[' or '{' expected near end of file" */
+	if (rb_read_file(path, &text, &len) < 0)
+		return -1;
+	ret = doc_read(d, path, text, len);
+	free(text);
+	return ret;
 }
 
 int rb_report_doc_parse(struct rb_report_doc *d, const char *source,
 			const char *text, size_t len)
 {
-	json_error_t err;
-
 	memset(d, 0, sizeof(*d));
 	d->r.confidence = -1;
-	return doc_read(d, source,
-			json_loadb(text, len, JSON_REJECT_DUPLICATES, &err),
-			&err);
+	return doc_read(d, source, text, len);
 }
 
 void rb_report_doc_release(struct rb_report_doc *d)

@@ -78,6 +78,23 @@ Test(report_json, errors_name_the_file_and_place)
 		  ": 'confirm.ci' holds 0 while 'confirm.reproduced' is true: "
 		  "an interval that includes no change is not a confirmed "
 		  "change" },
+		/* out of range: at the value (columns in characters) */
+		{ "{\"tree\": \"x\",\n \"confidence\": 5}",
+		  ":2:16: 'confidence' must be from 0 to 1, not 5" },
+		{ "{\"confidence\": -0.5}",
+		  ":1:16: 'confidence' must be from 0 to 1, not -0.5" },
+		{ "{\"subject\": \"\u00e9t\u00e9 \\\"confidence\\\": 3\", "
+		  "\"confidence\" :\n\t1.5}",
+		  ":2:2: 'confidence' must be from 0 to 1, not 1.5" },
+		{ "{\"subject\": \"\u00e9t\u00e9\", \"ci_level\": 7}",
+		  ":1:32: 'ci_level' must be between 0 and 1 (0.95: a 95% "
+		  "interval), not 7" },
+		{ "{\"ci_level\": 0}",
+		  ":1:14: 'ci_level' must be between 0 and 1 (0.95: a 95% "
+		  "interval), not 0" },
+		{ "{\"ci_level\": 1}",
+		  ":1:14: 'ci_level' must be between 0 and 1 (0.95: a 95% "
+		  "interval), not 1" },
 	};
 	char *dir = scratch();
 	size_t i;
@@ -97,6 +114,21 @@ Test(report_json, errors_name_the_file_and_place)
 		free(path);
 	}
 	rb_remove_tree(dir);
+	free(dir);
+}
+
+/* outbox draft DIR: what is wrong is the path, not JSON in it */
+Test(report_json, a_directory_is_not_a_report)
+{
+	char *dir = scratch();
+	char *want = xstrfmt("cannot read '%s': Is a directory", dir);
+	struct rb_report_doc doc;
+
+	cr_expect_eq(rb_report_doc_load(&doc, dir), -1);
+	cr_expect_str_eq(rb_errmsg(), want);
+	rb_report_doc_release(&doc);
+	rb_remove_tree(dir);
+	free(want);
 	free(dir);
 }
 
