@@ -284,7 +284,12 @@ static int lab_and_id(int argc, char **argv, const char **lab, long *id,
 		return rb_usage_error("bisect", "--lab is required");
 	if (!v && want == ID_OPTIONAL)
 		return 0;
-	if (want != ID_NONE && (!v || rb_parse_long(v, id) < 0 || *id < 1))
+	if (v && (rb_parse_long(v, id) < 0 || *id < 1))
+		return rb_usage_error("bisect",
+				      "'%s' is not a bisection ID (a number "
+				      "from 'robot bisect list')",
+				      v);
+	if (want != ID_NONE && !v)
 		return rb_usage_error("bisect", "which bisection? (an ID "
 						"from 'robot bisect list')");
 	return 0;

@@ -119,7 +119,15 @@ int cmd_report(int argc, char **argv)
 		return r;
 	}
 	v = args.nr ? args.v[0] : NULL;
-	if (!ra.lab || !v || rb_parse_long(v, &id) < 0 || id < 1) {
+	if (v && (rb_parse_long(v, &id) < 0 || id < 1)) {
+		r = rb_usage_error("report",
+				   "'%s' is not a bisection ID (a number from "
+				   "'robot bisect list')",
+				   v);
+		svec_clear(&args);
+		return r;
+	}
+	if (!ra.lab || !v) {
 		svec_clear(&args);
 		return rb_usage_error("report", "--lab and a bisection ID are "
 						"required");
