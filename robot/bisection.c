@@ -228,6 +228,16 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 			    res->status == SESSION_FOUND ?
 				    json_real(res->confidence) :
 				    json_null());
+	/* what the confidence is made of: 1 - decided_steps x step_alpha x
+	 * confirm_alpha, each as it was when the culprit was confirmed */
+	json_object_set_new(root, "confidence_terms",
+			    res->status == SESSION_FOUND ?
+				    json_pack("{s:i, s:f, s:f}",
+					      "decided_steps",
+					      (int)res->decided, "step_alpha",
+					      res->step_alpha, "confirm_alpha",
+					      res->confirm_alpha) :
+				    json_null());
 	json_object_set_new(
 		root, "share",
 		res->status == SESSION_FOUND && res->has_share ?

@@ -45,8 +45,10 @@ char *bisection_hex_list(const uint8_t (*oids)[RB_OID_RAWSZ], size_t n);
 
 /*
  * The result JSON of a finished session: id, status, culprit, parents,
- * good, bad, metric, direction, threshold, confidence, runs, builds, boots
- * (what this bisection executed, resumed parts included), wall_seconds,
+ * good, bad, metric, direction, threshold, confidence and its
+ * confidence_terms (decided_steps, step_alpha, confirm_alpha), runs,
+ * builds, boots (what this bisection executed, resumed parts included),
+ * wall_seconds,
  * steps (the anchors, then each tested commit: verdict, host, samples),
  * mail (null until a mail is drafted), and message, rounds, culprit_info,
  * only_skipped. malloc'd, or NULL with an error.

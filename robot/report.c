@@ -622,6 +622,62 @@ static void section_share(struct sbuf *b, const struct rb_report *r)
 	sbuf_release(&t);
 }
 
+/* a chance (0..1) as a short percentage: 0.025 "2.5%", 0.02 "2%" */
+static void add_chance(struct sbuf *sb, double p)
+{
+	sbuf_addf(sb, "%.2g%%", 100 * p);
+}
+
+/*
+ * A wrong culprit needs a wrong step (union bound over the decided ones)
+ * that the confirmation repeats: the confidence is 1 minus that product,
+ * so the note names the three factors and the product.
+ */
+void rb_report_confidence_note(struct sbuf *out, unsigned decided,
+			       double step_alpha, double confirm_alpha)
+{
+	double wrong = decided * step_alpha * confirm_alpha;
+
+	if (!decided) {
+		sbuf_addstr(out, "No step was decided, so no wrong step can "
+				 "have led to this culprit.");
+	} else {
+		sbuf_addstr(out, "A wrong culprit needs a wrong step that "
+				 "the confirmation repeats: ");
+		if (decided == 1)
+			sbuf_addstr(out, "the one decided step");
+		else
+			sbuf_addf(out, "each of the %u decided steps", decided);
+		sbuf_addstr(out, " errs at most ");
+		add_chance(out, step_alpha);
+		sbuf_addstr(out, " of the time and the confirmation repeats "
+				 "such an error at most ");
+		add_chance(out, confirm_alpha);
+		sbuf_addf(
+			out,
+			" of the time, so the chance of a wrong culprit is at most "
+			"%u x ",
+			decided);
+		add_chance(out, step_alpha);
+		sbuf_addstr(out, " x ");
+		add_chance(out, confirm_alpha);
+		if (wrong < 1) {
+			sbuf_addstr(out, " = ");
+			add_chance(out, wrong);
+			sbuf_addch(out, '.');
+		} else {
+			sbuf_addstr(out, ", 100% or more: no bound.");
+		}
+		sbuf_addstr(out, " Each step ran until a sequential test "
+				 "decided.");
+	}
+	sbuf_addf(out,
+		  " The culprit was %smeasured again against its parent, "
+		  "interleaved on one machine, and had to show a change of "
+		  "its own.",
+		  decided ? "then " : "");
+}
+
 static void section_confidence(struct sbuf *b, const struct rb_report *r)
 {
 	char c[32];

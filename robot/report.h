@@ -172,6 +172,14 @@ int rb_report_render(struct sbuf *out, const struct rb_report *r);
 int rb_report_subject(struct sbuf *out, const struct rb_report *r);
 
 /*
+ * The robot's confidence_note for a confidence of 1 - decided x step_alpha
+ * x confirm_alpha (the session's, see doc/statistics.md): what each term
+ * is, with its value, appended to out.
+ */
+void rb_report_confidence_note(struct sbuf *out, unsigned decided,
+			       double step_alpha, double confirm_alpha);
+
+/*
  * The subsystem prefix of a commit subject as 0-Day prints it: the text
  * before the first ':', trimmed ("sched/fair: x" -> "sched/fair"). Nothing
  * is appended when the subject has no ':'.

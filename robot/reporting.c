@@ -591,14 +591,15 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 	return ret;
 }
 
-/* The tested commits of the result (anchors left out), for the mail. */
 /*
- * How sure the result is: the confidence and why, and the share of the
- * change the culprit accounts for (result "share").
+ * How sure the result is: the confidence and why (its terms, into *note;
+ * a result without them gets no note), and the share of the change the
+ * culprit accounts for (result "share").
  */
-static void draft_evidence(json_t *res, struct rb_report *r)
+static void draft_evidence(json_t *res, struct rb_report *r, struct sbuf *note)
 {
 	json_t *sh = json_object_get(res, "share");
+	json_t *terms = json_object_get(res, "confidence_terms");
 
 	r->confidence = json_number_value(json_object_get(res, "confidence"));
 	/* results of robots before builds ahead do not say the cost */
@@ -615,12 +616,16 @@ static void draft_evidence(json_t *res, struct rb_report *r)
 		json_object_get(res, "builds_ahead_unused"));
 	r->cost.build_wait =
 		json_number_value(json_object_get(res, "build_wait_seconds"));
-	r->confidence_note =
-		"The whole bisection spends at most a 1% chance of a wrong "
-		"culprit, split over its steps; each step ran until a "
-		"sequential test decided. The culprit was then measured "
-		"again against its parent, interleaved on one machine, and "
-		"had to show a change of its own.";
+	if (json_is_object(terms)) {
+		rb_report_confidence_note(
+			note,
+			(unsigned)json_integer_value(
+				json_object_get(terms, "decided_steps")),
+			json_number_value(json_object_get(terms, "step_alpha")),
+			json_number_value(
+				json_object_get(terms, "confirm_alpha")));
+		r->confidence_note = note->buf;
+	}
 	r->has_share = json_is_object(sh);
 	if (!r->has_share)
 		return;
@@ -635,6 +640,7 @@ static void draft_evidence(json_t *res, struct rb_report *r)
 	r->has_share = r->good_sha && r->bad_sha;
 }
 
+/* The tested commits of the result (anchors left out), for the mail. */
 static struct rb_report_step *draft_steps(struct ctx *c, json_t *res,
 					  struct svec *subjects, size_t *n)
 {
@@ -730,7 +736,7 @@ static int draft_confirm(struct ctx *c, int64_t bisection_id,
 struct evidence {
 	struct rb_commit_info ci;
 	struct rb_report_confirm conf;
-	struct sbuf table;
+	struct sbuf table, note;
 	json_t *jg, *jc, *confirm;
 	const char *good;
 	char *cmd;
@@ -757,7 +763,7 @@ static int evidence_load(struct ctx *c, int64_t id, const struct job *job,
 	}
 	r->subject = e->ci.subject;
 	r->table = e->table.buf;
-	draft_evidence(res, r);
+	draft_evidence(res, r, &e->note);
 	e->cmd = command_line(c, id, rec->culprit);
 	r->reproduce = e->cmd;
 	return 0;
@@ -767,6 +773,7 @@ static void evidence_release(struct evidence *e)
 {
 	rb_commit_info_release(&e->ci);
 	sbuf_release(&e->table);
+	sbuf_release(&e->note);
 	json_decref(e->jg);
 	json_decref(e->jc);
 	json_decref(e->confirm);
@@ -780,7 +787,7 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	struct bisection_rec rec = { 0 };
 	struct rb_outbox ob = RB_OUTBOX_INIT;
 	struct rb_report r;
-	struct evidence e = { .table = SBUF_INIT };
+	struct evidence e = { .table = SBUF_INIT, .note = SBUF_INIT };
 	struct rb_report_step *rs = NULL;
 	struct rb_report_param *params = NULL;
 	struct rb_report_still *st2 = NULL;
@@ -890,7 +897,7 @@ int report_html(struct ctx *c, int64_t bisection_id, const char *dir,
 {
 	struct bisection_rec rec = { 0 };
 	struct rb_report r;
-	struct evidence e = { .table = SBUF_INIT };
+	struct evidence e = { .table = SBUF_INIT, .note = SBUF_INIT };
 	json_t *res;
 	const struct job *job = ctx_job(c, 0);
 	int ret = -1;

@@ -1914,10 +1914,11 @@ static int found(struct sess *s, uint32_t pick,
 			goto out;
 		/* a wrong culprit: a wrong step and a confirmation repeating
 		 * it */
-		out->confidence =
-			1 - RB_MIN(1, s->decided *
-					      stats_policy_step_alpha(&s->pol) *
-					      s->pol.confirm_alpha);
+		out->decided = s->decided;
+		out->step_alpha = stats_policy_step_alpha(&s->pol);
+		out->confirm_alpha = s->pol.confirm_alpha;
+		out->confidence = 1 - RB_MIN(1, out->decided * out->step_alpha *
+							out->confirm_alpha);
 		if (culprit_share(s, after, out) < 0)
 			goto out;
 		snprintf(out->message, sizeof(out->message), "confirmed: %s",

@@ -168,9 +168,13 @@ struct session_outcome_info {
 	/*
 	 * 1 - the chance of a wrong culprit the bisection spent: a wrong
 	 * step (step alpha each, union bound) that the confirmation repeats
-	 * (confirm_alpha)
+	 * (confirm_alpha): 1 - decided x step_alpha x confirm_alpha, the
+	 * three as they were when the culprit was confirmed
 	 */
 	double confidence;
+	unsigned decided; /* steps decided good or bad */
+	double step_alpha; /* what each of them may err */
+	double confirm_alpha; /* what the confirmation may repeat an error */
 	/*
 	 * found: the share of the good -> bad change the step first parent
 	 * -> culprit accounts for (has_share false when it cannot be told)

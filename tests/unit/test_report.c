@@ -868,3 +868,75 @@ Test(report, lab_time_line)
 		rb_report_doc_release(&doc);
 	}
 }
+
+/*
+ * The robot's confidence note states the terms of its confidence, 1 -
+ * decided x step alpha x confirm alpha, with their values (the retired
+ * "at most a 1% chance, split over its steps" was neither).
+ */
+Test(report, confidence_note_states_its_terms)
+{
+	static const struct {
+		unsigned decided;
+		double step_alpha, confirm_alpha;
+		const char *want[3];
+	} cases[] = {
+		{ 6,
+		  0.025,
+		  0.02,
+		  { "each of the 6 decided steps errs at most 2.5% of the "
+		    "time",
+		    "the confirmation repeats such an error at most 2% of the time",
+		    "at most 6 x 2.5% x 2% = 0.3%." } },
+		{ 1,
+		  0.2 / 11,
+		  0.02 / 3,
+		  { "the one decided step errs at most 1.8%", "at most 0.67%",
+		    "1 x 1.8% x 0.67% = 0.012%." } },
+		{ 0,
+		  0.025,
+		  0.02,
+		  { "No step was decided",
+		    "this culprit. The culprit was measured again", NULL } },
+		{ 40,
+		  0.5,
+		  0.5,
+		  { "40 x 50% x 50%, 100% or more: no bound.", NULL } },
+	};
+	struct rb_report r = fx_regression;
+	struct sbuf note = SBUF_INIT;
+	char *mail, *flat, *p;
+	size_t i, k;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		sbuf_reset(&note);
+		rb_report_confidence_note(&note, cases[i].decided,
+					  cases[i].step_alpha,
+					  cases[i].confirm_alpha);
+		for (k = 0; k < 3 && cases[i].want[k]; k++)
+			cr_assert(strstr(note.buf, cases[i].want[k]) != NULL,
+				  "case %zu: no '%s' in '%s'", i,
+				  cases[i].want[k], note.buf);
+		cr_assert(strstr(note.buf, "1% chance") == NULL, "%s",
+			  note.buf);
+		cr_assert(strstr(note.buf, "against its parent") != NULL, "%s",
+			  note.buf);
+	}
+	/* in the mail, under the confidence it explains */
+	sbuf_reset(&note);
+	rb_report_confidence_note(&note, 6, 0.025, 0.02);
+	r.confidence = 1 - 6 * 0.025 * 0.02;
+	r.confidence_note = note.buf;
+	mail = render(&r);
+	flat = xstrdup(mail);
+	for (p = flat; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	cr_assert(strstr(mail, "\nConfidence: 99.70%\n  A wrong culprit needs "
+			       "a wrong step") != NULL,
+		  "%s", mail);
+	cr_assert(strstr(flat, "6 x 2.5% x 2% = 0.3%.") != NULL, "%s", mail);
+	free(flat);
+	free(mail);
+	sbuf_release(&note);
+}

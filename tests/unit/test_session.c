@@ -133,6 +133,17 @@ Test(session, finds_and_confirms_the_culprit)
 	cr_assert_eq(out.parents_nr, 1);
 	cr_assert_str_eq(out.parents[0], hex(10));
 	cr_assert_gt(out.confidence, 0.98);
+	/* the confidence's terms as the mail states them: every decided
+	 * step, the step alpha, the first confirmation's alpha */
+	cr_assert_eq(out.decided,
+		     session_mem_count_steps(&f.m, "verdict", NULL));
+	cr_assert_gt(out.decided, 0);
+	cr_assert(out.step_alpha > 0 && out.step_alpha <= 0.2, "%g",
+		  out.step_alpha);
+	cr_assert_float_eq(out.confirm_alpha, 0.02, 1e-12);
+	cr_assert_float_eq(out.confidence,
+			   1 - out.decided * out.step_alpha * out.confirm_alpha,
+			   1e-12);
 	cr_assert_float_eq(out.threshold, 85, 5);
 	cr_assert_eq(session_mem_count_steps(&f.m, "confirmed", NULL), 1);
 	cr_assert_eq(session_mem_count_steps(&f.m, "finish", NULL), 1);
