@@ -272,32 +272,52 @@ static int cmp_change(const void *a, const void *b)
 	return cx < cy ? 1 : cx > cy ? -1 : strcmp(x->name, y->name);
 }
 
+/* The runs after run id `after` of v (in run id order): their index. */
+static size_t runs_after(const struct run_stats *v, size_t n, int64_t after)
+{
+	size_t i;
+
+	for (i = 0; i < n && v[i].run_id <= after; i++)
+		;
+	return i;
+}
+
 /*
  * The monitors' stats of the culprit against its parent: per monitor the
- * ones that changed most (both sides measured, the parent's mean not 0).
+ * ones that changed most (both sides measured, the parent's mean not 0),
+ * on the runs the compare table shows: the confirmation's (conf) when
+ * the mail has one, else all of them.
  */
 static int page_monitors(struct page *pg, struct ctx *c, int64_t id,
-			 const char *culprit, const char *parent)
+			 const char *culprit, const char *parent,
+			 const struct rb_report_confirm *conf)
 {
 	struct run_stats *rc = NULL, *rp = NULL;
-	size_t nc = 0, np = 0, i, kept = 0, per = 0;
+	size_t nc = 0, np = 0, i, kept = 0, per = 0, fc = 0, fp = 0;
+	const char *host = conf && conf->host ? conf->host : NULL;
 	struct rh_stat *all;
 	int ret = -1;
 
+	if (host && *conf->parent.sha)
+		parent = conf->parent.sha;
 	if (!culprit || !parent ||
-	    store_bisection_run_stats(c->st, id, culprit, NULL, &rc, &nc) < 0 ||
-	    store_bisection_run_stats(c->st, id, parent, NULL, &rp, &np) < 0)
+	    store_bisection_run_stats(c->st, id, culprit, host, &rc, &nc) < 0 ||
+	    store_bisection_run_stats(c->st, id, parent, host, &rp, &np) < 0)
 		goto out;
-	all = xcalloc(nc ? rc[0].stats.nr + 1 : 1, sizeof(*all));
-	for (i = 0; nc && i < rc[0].stats.nr; i++) {
-		const char *name = rc[0].stats.v[i].name;
+	if (host) {
+		fc = runs_after(rc, nc, conf->after_run);
+		fp = runs_after(rp, np, conf->after_run);
+	}
+	all = xcalloc(fc < nc ? rc[fc].stats.nr + 1 : 1, sizeof(*all));
+	for (i = 0; fc < nc && i < rc[fc].stats.nr; i++) {
+		const char *name = rc[fc].stats.v[i].name;
 		size_t a, b;
 		double mc, mp;
 
 		if (!monitor_stat(name))
 			continue;
-		mc = stat_mean(rc, nc, name, &a);
-		mp = stat_mean(rp, np, name, &b);
+		mc = stat_mean(rc + fc, nc - fc, name, &a);
+		mp = stat_mean(rp + fp, np - fp, name, &b);
 		if (!a || !b || mp == 0 || !isfinite(mc) || !isfinite(mp))
 			continue;
 		all[kept++] = (struct rh_stat){ svec_push(&pg->strings, name),
@@ -400,7 +420,8 @@ int report_page_write(struct ctx *c, const struct bisection_rec *rec,
 	if (page_confirm_windows(&pg, c, rec->id) < 0 ||
 	    page_order(&pg, c) < 0 ||
 	    page_runs(&pg, c, rec->id, rec->metric) < 0 ||
-	    page_monitors(&pg, c, rec->id, rec->culprit, parent) < 0)
+	    page_monitors(&pg, c, rec->id, rec->culprit, parent,
+			  mail->confirm) < 0)
 		goto out;
 	r.commits = pg.commits;
 	r.commits_nr = pg.nr;

@@ -84,6 +84,13 @@ struct rb_report_confirm {
 	/* the interval of pct at ci_level (ci_level 0: none given) */
 	double ci_lo, ci_hi, ci_level;
 	bool reproduced;
+	/*
+	 * Where its runs are (the robot's own reports: the compare table
+	 * and the evidence page take the same runs): those on host after
+	 * the run id after_run. host NULL: not known.
+	 */
+	const char *host;
+	int64_t after_run;
 };
 
 struct rb_report {

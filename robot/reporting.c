@@ -62,19 +62,26 @@ static void summarize(json_t *a, double *mean, double *sd, unsigned *n)
 /*
  * The matrix of a commit's runs in the bisection, lkp style: every stat a
  * column per run (0 where a run lacks it), for the table and for the
- * materials.
+ * materials. host NULL: any host; after >= 0: only the runs after that
+ * run id (the confirmation's).
  */
 static int commit_matrix(struct ctx *c, int64_t id, const char *hex,
-			 struct cmp_matrix *m, json_t **lkp)
+			 const char *host, int64_t after, struct cmp_matrix *m,
+			 json_t **lkp)
 {
-	struct run_stats *runs;
+	struct run_stats *all, *runs;
 	struct rb_commit_info ci;
 	uint8_t oid[RB_OID_RAWSZ];
 	json_t *src;
-	size_t n, i, k;
+	size_t nall, n, i, k;
 
-	if (store_bisection_run_stats(c->st, id, hex, NULL, &runs, &n) < 0)
+	if (store_bisection_run_stats(c->st, id, hex, host, &all, &nall) < 0)
 		return -1;
+	/* in run id order: the runs after `after` are the last ones */
+	for (i = 0; i < nall && all[i].run_id <= after; i++)
+		;
+	runs = all + i;
+	n = nall - i;
 	cmp_matrix_from_runs(m, hex, runs, n);
 	if (rb_oid_from_hex(oid, hex) == 0 &&
 	    rb_repo_commit_info(c->repo, oid, &ci) == 0) {
@@ -99,7 +106,7 @@ static int commit_matrix(struct ctx *c, int64_t id, const char *hex,
 		json_array_append_new(src, json_sprintf("%s/stats.json",
 							runs[i].result_dir));
 	json_object_set_new(*lkp, "stats_source", src);
-	run_stats_free(runs, n);
+	run_stats_free(all, nall);
 	return 0;
 }
 
@@ -526,26 +533,39 @@ static struct rb_report_param *draft_job(struct ctx *c, const struct job *job,
 
 /*
  * The compare table: the culprit's first parent against the culprit, as
- * 0-Day's mails have it and as the subject's change is measured (the
- * confirmation); the good anchor when the parent has no runs. *jg and *jc
- * the two commits' matrices (JSON, for the materials), *good the base.
+ * 0-Day's mails have it, on the runs the subject's change is measured on:
+ * the confirmation's (conf, of the first parent), on its host and after
+ * its start. The steps' runs of the two were taken until the
+ * evidence was strong, which overstates their difference
+ * (doc/statistics.md). Without a confirmation (a root commit has none),
+ * every run of the parent, or of the good anchor when the parent has none.
+ * *jg and *jc the two commits' matrices (JSON, for the materials), *good
+ * the base.
  */
 static int draft_table(struct ctx *c, int64_t bisection_id,
 		       const struct job *job, json_t *res, const char *culprit,
-		       struct sbuf *table, json_t **jg, json_t **jc,
-		       const char **good)
+		       const struct rb_report_confirm *conf, struct sbuf *table,
+		       json_t **jg, json_t **jc, const char **good)
 {
 	struct cmp_matrix mg, mc;
 	const struct cmp_matrix *mats[2] = { &mg, &mc };
 	struct cmp_opts co;
 	struct cmp_axis axes[16];
-	const char *tbox = c->hosts[0]->name, *metric;
+	const char *tbox = c->hosts[0]->name, *host = NULL, *metric;
+	int64_t after = -1;
 	size_t i, na = 0;
 	int ret;
 
-	*good = json_string_value(
-		json_array_get(json_object_get(res, "parents"), 0));
-	if (*good) {
+	*good = NULL;
+	if (conf && conf->host && *conf->parent.sha) {
+		*good = conf->parent.sha;
+		tbox = host = conf->host;
+		after = conf->after_run;
+	}
+	if (!*good)
+		*good = json_string_value(
+			json_array_get(json_object_get(res, "parents"), 0));
+	if (*good && !host) {
 		int64_t nr;
 
 		if (store_bisection_run_count(c->st, bisection_id, *good, "ok",
@@ -559,9 +579,9 @@ static int draft_table(struct ctx *c, int64_t bisection_id,
 			json_array_get(json_object_get(res, "good"), 0));
 	if (!*good)
 		return -1;
-	if (commit_matrix(c, bisection_id, *good, &mg, jg) < 0)
+	if (commit_matrix(c, bisection_id, *good, host, after, &mg, jg) < 0)
 		return -1;
-	if (commit_matrix(c, bisection_id, culprit, &mc, jc) < 0) {
+	if (commit_matrix(c, bisection_id, culprit, host, after, &mc, jc) < 0) {
 		cmp_matrix_release(&mg);
 		return -1;
 	}
@@ -725,6 +745,11 @@ static int draft_confirm(struct ctx *c, int64_t bisection_id,
 		conf->ci_level = json_number_value(json_object_get(e, "level"));
 	}
 	conf->reproduced = true;
+	if (*jstr(e, "host")) {
+		conf->host = jstr(e, "host");
+		conf->after_run =
+			json_integer_value(json_object_get(e, "after_run"));
+	}
 	return 1;
 }
 
@@ -750,12 +775,12 @@ static int evidence_load(struct ctx *c, int64_t id, const struct job *job,
 	int g;
 
 	if (rb_oid_from_hex(oid, rec->culprit) < 0 ||
-	    rb_repo_commit_info(c->repo, oid, &e->ci) < 0 ||
-	    draft_table(c, id, job, res, rec->culprit, &e->table, &e->jg,
-			&e->jc, &e->good) < 0)
+	    rb_repo_commit_info(c->repo, oid, &e->ci) < 0)
 		return -1;
 	g = draft_confirm(c, id, rec->culprit, &e->conf, &e->confirm);
-	if (g < 0)
+	if (g < 0 ||
+	    draft_table(c, id, job, res, rec->culprit, g ? &e->conf : NULL,
+			&e->table, &e->jg, &e->jc, &e->good) < 0)
 		return -1;
 	if (g) {
 		r->confirm = &e->conf;
