@@ -586,10 +586,26 @@ static void section_confirm(struct sbuf *b, const struct rb_report *r)
 	sbuf_release(&line);
 }
 
+/* Where a part of the change happened: before the parent, or after C. */
+static void share_where(struct sbuf *t, const struct rb_report *r,
+			const char *parent, bool before)
+{
+	if (!before)
+		sbuf_addf(t, " between %.12s and %.12s", r->sha, r->bad_sha);
+	else if (parent)
+		sbuf_addf(t, " between %.12s and %.12s", r->good_sha, parent);
+	else
+		sbuf_addstr(t, " before this commit");
+}
+
 /*
  * "This commit accounts for 64% [52%, 77%] of the change from X to Y; the
- * rest happened between X and P (31%) and between C and Y (5%)." Parts
- * under 5% are not named.
+ * rest happened between X and P (31%) and between C and Y (5%)." The parts
+ * before the parent and after the culprit add up to the rest. Parts under
+ * 5% are not named when the other is not either; beside a named part a
+ * small one is named as the remainder ("...; 6% happened between C and Y,
+ * the remaining 4% between X and P."), so that what is called the rest
+ * is all of it.
  */
 static void section_share(struct sbuf *b, const struct rb_report *r)
 {
@@ -599,23 +615,27 @@ static void section_share(struct sbuf *b, const struct rb_report *r)
 
 	if (!r->has_share || !r->good_sha || !r->bad_sha)
 		return;
-	before = parent && fabs(r->share_before) >= 0.05;
+	before = fabs(r->share_before) >= 0.05;
 	after = fabs(r->share_after) >= 0.05;
 	sbuf_addf(&t,
 		  "This commit accounts for %.0f%% [%.0f%%, %.0f%%] of the "
 		  "change from %.12s to %.12s",
 		  100 * r->share, 100 * r->share_lo, 100 * r->share_hi,
 		  r->good_sha, r->bad_sha);
-	if (before || after)
+	if (before && after) {
 		sbuf_addstr(&t, "; the rest happened");
-	if (before)
-		sbuf_addf(&t, " between %.12s and %.12s (%.0f%%)", r->good_sha,
-			  parent, 100 * r->share_before);
-	if (before && after)
-		sbuf_addstr(&t, " and");
-	if (after)
-		sbuf_addf(&t, " between %.12s and %.12s (%.0f%%)", r->sha,
-			  r->bad_sha, 100 * r->share_after);
+		share_where(&t, r, parent, true);
+		sbuf_addf(&t, " (%.0f%%) and", 100 * r->share_before);
+		share_where(&t, r, parent, false);
+		sbuf_addf(&t, " (%.0f%%)", 100 * r->share_after);
+	} else if (before || after) {
+		sbuf_addf(&t, "; %.0f%% happened",
+			  100 * (before ? r->share_before : r->share_after));
+		share_where(&t, r, parent, before);
+		sbuf_addf(&t, ", the remaining %.0f%%",
+			  100 * (before ? r->share_after : r->share_before));
+		share_where(&t, r, parent, !before);
+	}
 	sbuf_addch(&t, '.');
 	body_wrap(b, "", t.buf, 72);
 	blank(b, 1);
