@@ -249,7 +249,8 @@ char *bisection_result_json(struct ctx *c, int64_t id,
 	json_object_set_new(root, "runs", json_integer(runs));
 	json_object_set_new(root, "builds", json_integer(builds));
 	json_object_set_new(root, "boots", json_integer(boots));
-	/* of the builds: made ahead of need, and of those the ones no step
+	/* of the builds: made by the look-ahead's builders (the anchors' too,
+	 * which a box waits for), and of those the ones no step
 	 * used; the seconds the boxes waited for kernels */
 	json_object_set_new(root, "builds_ahead", json_integer(ahead));
 	json_object_set_new(root, "builds_ahead_unused", json_integer(unused));
@@ -324,15 +325,21 @@ static void git_date(char *buf, size_t n, int64_t t, int offset_min)
 		 abs(offset_min) / 60, abs(offset_min) % 60);
 }
 
-/* "12 builds, 5 of them ahead of need (2 unused); the boxes waited 3m 10s
- * for kernels"; "1 build, 0 of them ..." when there is one */
+/*
+ * "12 builds, 5 of them by the look-ahead builders (2 unused); the boxes
+ * waited 3m 10s for kernels"; "1 build, 0 of them ..." when there is one.
+ * The builders ahead build what the look-ahead lists, the anchors while
+ * nothing is measured yet too: a box may have waited for such a build, so
+ * it is not said to be "ahead of need" or made "while the box measured".
+ */
 static void build_line(FILE *f, long long builds, long long ahead,
 		       long long unused, double wait)
 {
 	long w = lround(wait);
 
 	fprintf(f,
-		"%lld build%s, %lld of them ahead of need (%lld unused); "
+		"%lld build%s, %lld of them by the look-ahead builders (%lld "
+		"unused); "
 		"the boxes waited ",
 		builds, RB_PLURAL(builds), ahead, unused);
 	if (w >= 60)

@@ -461,7 +461,8 @@ static void section_summary(struct sbuf *o, const struct rh_report *r)
 	if (r->has_cost)
 		sbuf_addf(o,
 			  "<dt>lab time</dt><dd>%u runs, %u boots, %u builds "
-			  "(%u ahead of need, %u unused); the boxes waited "
+			  "(%u by the look-ahead builders, %u unused); the "
+			  "boxes waited "
 			  "%.0f s for kernels</dd>",
 			  r->cost.runs, r->cost.boots, r->cost.builds,
 			  r->cost.builds_ahead, r->cost.builds_unused,

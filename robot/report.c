@@ -507,7 +507,12 @@ static void measure_line(struct sbuf *b, const char *label,
 	free(sha);
 }
 
-/* "Lab time: 33 runs, 25 boots, 8 builds (3 built ahead of need, ...)" */
+/*
+ * "Lab time: 33 runs, 25 boots, 8 builds (3 of them started by the
+ * look-ahead builders rather than the box, 1 of those never used); ...":
+ * the look-ahead builds the anchors too before anything is measured, so
+ * the box may have waited for such a build (bisection.c build_line)
+ */
 static void section_cost(struct sbuf *b, const struct rb_report *r)
 {
 	const struct rb_report_cost *c = &r->cost;
@@ -521,8 +526,8 @@ static void section_cost(struct sbuf *b, const struct rb_report *r)
 		  RB_PLURAL(c->builds));
 	if (c->builds_ahead)
 		sbuf_addf(&line,
-			  " (%u built ahead of need while the box measured, "
-			  "%u of them unused)",
+			  " (%u of them started by the look-ahead builders "
+			  "rather than the box, %u of those never used)",
 			  c->builds_ahead, c->builds_unused);
 	sbuf_addstr(&line, "; the box waited ");
 	if (w >= 60)

@@ -157,8 +157,10 @@ struct rb_report {
 	const char *reproduce; /* exact command line(s), or NULL */
 	/*
 	 * The lab time the bisection took (has_cost false: not stated):
-	 * payload runs, boots, builds and of them those made ahead of need
-	 * while boxes measured (and of those the ones no step used), and
+	 * payload runs, boots, builds and of them those the look-ahead's
+	 * builders made (a box may have waited for one: the anchors' are
+	 * built that way before anything is measured; and of those the ones
+	 * no step used), and
 	 * the seconds the boxes waited for kernels
 	 */
 	bool has_cost;

@@ -300,8 +300,9 @@ int64_t store_last_run_id(struct store *st);
 int store_bisection_counts(struct store *st, int64_t id, int64_t *runs,
 			   int64_t *builds, int64_t *boots);
 /*
- * Builds ahead of need: how many the bisection made, how many of them
- * no run and no step of it used, and the seconds its boxes waited for
+ * Builds ahead of need (ahead = 1: by the look-ahead's builders, the
+ * anchors' too, which a box may wait for): how many the bisection made,
+ * how many of them no run and no step of it used, and the seconds its boxes waited for
  * kernels (store_bisection_add_wait).
  */
 int store_bisection_build_counts(struct store *st, int64_t id, int64_t *ahead,

@@ -166,3 +166,30 @@ Test(report_html, one_value_everywhere_still_draws)
 	cr_assert_null(strstr(sb.buf, "class=\"threshold\""));
 	sbuf_release(&sb);
 }
+
+/*
+ * The lab time says who made the builds it counts as ahead: the
+ * look-ahead's builders, which build the anchors too before anything is
+ * measured (a box may wait for them), so not "ahead of need".
+ */
+Test(report_html, lab_time_says_who_built)
+{
+	struct rh_report r;
+	struct sbuf sb = SBUF_INIT;
+
+	fill(&r);
+	r.has_cost = true;
+	r.cost = (struct rb_report_cost){ .runs = 22,
+					  .boots = 12,
+					  .builds = 14,
+					  .builds_ahead = 13,
+					  .builds_unused = 6,
+					  .build_wait = 8.4 };
+	cr_assert_eq(rh_render(&sb, &r), 0);
+	cr_assert_not_null(strstr(sb.buf, "22 runs, 12 boots, 14 builds (13 "
+					  "by the look-ahead builders, 6 "
+					  "unused); the boxes waited 8 s"),
+			   "%s", sb.buf);
+	cr_assert_null(strstr(sb.buf, "ahead of need"));
+	sbuf_release(&sb);
+}
