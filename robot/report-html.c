@@ -395,10 +395,11 @@ static void section_chart(struct sbuf *o, const struct rh_report *r)
 	svg_text(o, r->metric);
 	sbuf_addstr(o, ", commits from older (left) to newer (right); the "
 		       "bands are the good and bad endpoints' mean &#177; "
-		       "standard deviation. Under each commit: its verdict "
-		       "(g good, b bad, w weak, s skip), the order it was "
-		       "decided in, and the step's confidence (its sequential "
-		       "test's likelihood ratio at even odds).</figcaption>"
+		       "sample standard deviation. Under each commit: its "
+		       "verdict (g good, b bad, w weak, s skip), the order it "
+		       "was decided in, and the step's confidence (its "
+		       "sequential test's likelihood ratio at even "
+		       "odds).</figcaption>"
 		       "</figure></section>\n");
 }
 
@@ -533,7 +534,9 @@ static void section_commits(struct sbuf *o, const struct rh_report *r)
 	sbuf_addstr(o, "</tbody></table></div><p>Runs count every run of "
 		       "the stat in this bisection, the confirmation's "
 		       "included; failed counts boots and runs that did not "
-		       "give a result.</p></section>\n");
+		       "give a result. sd, here and in the confirmation: the "
+		       "sample standard deviation (n &#8722; 1).</p>"
+		       "</section>\n");
 }
 
 static void confirm_row(struct sbuf *o, const char *who,
@@ -613,13 +616,16 @@ static void section_monitors(struct sbuf *o, const struct rh_report *r)
 }
 
 static void section_pre(struct sbuf *o, const char *id, const char *title,
-			const char *text)
+			const char *text, const char *note)
 {
 	if (!text || !*text)
 		return;
 	sbuf_addf(o, "<section id=\"%s\"><h2>%s</h2><pre>", id, title);
 	svg_text(o, text);
-	sbuf_addstr(o, "</pre></section>\n");
+	sbuf_addstr(o, "</pre>");
+	if (note)
+		sbuf_addf(o, "<p>%s</p>", note);
+	sbuf_addstr(o, "</section>\n");
 }
 
 int rh_render(struct sbuf *out, const struct rh_report *r)
@@ -648,9 +654,16 @@ int rh_render(struct sbuf *out, const struct rh_report *r)
 	section_chart(out, r);
 	section_commits(out, r);
 	section_confirm(out, r);
-	section_pre(out, "compare", "Compare table", r->table);
+	/* lkp's %stddev (compare.c): not the sd of the tables above */
+	section_pre(out, "compare", "Compare table", r->table,
+		    r->confirm ?
+			    "On the confirmation's runs. &#177;%: lkp's "
+			    "%stddev, the population standard deviation (n) "
+			    "as a percentage of the mean." :
+			    "&#177;%: lkp's %stddev, the population standard "
+			    "deviation (n) as a percentage of the mean.");
 	section_monitors(out, r);
-	section_pre(out, "reproduce", "Reproduce", r->reproduce);
+	section_pre(out, "reproduce", "Reproduce", r->reproduce, NULL);
 	sbuf_addf(out,
 		  "<footer><p>Made by the kernel test robot from "
 		  "bisection %lld of its store.</p></footer>\n"

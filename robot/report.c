@@ -248,8 +248,9 @@ static double ci_percent(const struct rb_report *r)
 
 static void spread_name(struct sbuf *sb, const struct rb_report *r)
 {
+	/* "sample": the compare table's %stddev is lkp's population one */
 	if (r->spread_kind == RB_SPREAD_STDDEV)
-		sbuf_addstr(sb, "stddev");
+		sbuf_addstr(sb, "sample stddev");
 	else
 		sbuf_addf(sb, "%g%% CI", ci_percent(r));
 }

@@ -976,3 +976,22 @@ Test(report, confidence_note_states_its_terms)
 	free(mail);
 	sbuf_release(&note);
 }
+
+/*
+ * The mail's own ± is the sample stddev and says so: the compare table
+ * above it shows lkp's population %stddev of the same runs (the
+ * confirmation's), which differs.
+ */
+Test(report, spread_names_the_sample_stddev)
+{
+	struct rb_report r = fx_regression;
+	char *mail;
+
+	r.spread_kind = RB_SPREAD_STDDEV;
+	mail = render(&r);
+	cr_assert(strstr(mail, "(mean ± sample stddev; ") != NULL, "%s", mail);
+	cr_assert(strstr(mail, "interleaved rounds (mean ± sample stddev):") !=
+			  NULL,
+		  "%s", mail);
+	free(mail);
+}

@@ -193,3 +193,44 @@ Test(report_html, lab_time_says_who_built)
 	cr_assert_null(strstr(sb.buf, "ahead of need"));
 	sbuf_release(&sb);
 }
+
+/*
+ * The compare table's ±% is lkp's population stddev, the other tables'
+ * sd the sample one: the page says which is which (for the same runs
+ * they differ, and nothing else told them apart).
+ */
+Test(report_html, says_which_sd_each_table_shows)
+{
+	static const struct rb_report_confirm conf = {
+		.parent = { "0000000000000000000000000000000000000c", 1000, 9,
+			    6 },
+		.culprit = { "0000000000000000000000000000000000000d", 600, 8,
+			     6 },
+		.pct = -40,
+		.p_value = -1,
+		.reproduced = true,
+	};
+	struct rh_report r;
+	struct sbuf sb = SBUF_INIT;
+	const char *cmp, *steps;
+
+	fill(&r);
+	cr_assert_eq(rh_render(&sb, &r), 0);
+	cmp = strstr(sb.buf, "<section id=\"compare\">");
+	steps = strstr(sb.buf, "<section id=\"steps\">");
+	cr_assert(cmp && steps);
+	cr_assert_not_null(strstr(cmp, "lkp's %stddev, the population "
+				       "standard deviation (n) as a "
+				       "percentage of the mean.</p>"));
+	cr_assert_not_null(strstr(steps, "sd, here and in the confirmation: "
+					 "the sample standard deviation (n "
+					 "&#8722; 1).</p>"));
+	cr_assert_null(strstr(cmp, "confirmation's runs"));
+	sbuf_release(&sb);
+	/* with a confirmation the table is on its runs (reporting.c) */
+	r.confirm = &conf;
+	cr_assert_eq(rh_render(&sb, &r), 0);
+	cmp = strstr(sb.buf, "<section id=\"compare\">");
+	cr_assert(cmp && strstr(cmp, "<p>On the confirmation's runs. "));
+	sbuf_release(&sb);
+}
