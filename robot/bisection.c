@@ -312,17 +312,22 @@ static const char *jstr(json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* git's date format: "Thu Jan 1 00:00:05 2026 +0000" */
+/*
+ * git's date format: "Thu Jan 1 00:00:05 2026 +0000", the day of the month
+ * unpadded (strftime's %e pads it with a space, %d with a zero)
+ */
 static void git_date(char *buf, size_t n, int64_t t, int offset_min)
 {
 	time_t tt = (time_t)(t + (int64_t)offset_min * 60);
 	struct tm tm;
-	char d[64];
+	char wm[32], hms[32];
 
 	gmtime_r(&tt, &tm);
-	strftime(d, sizeof(d), "%a %b %e %H:%M:%S %Y", &tm);
-	snprintf(buf, n, "%s %c%02d%02d", d, offset_min < 0 ? '-' : '+',
-		 abs(offset_min) / 60, abs(offset_min) % 60);
+	strftime(wm, sizeof(wm), "%a %b", &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S %Y", &tm);
+	snprintf(buf, n, "%s %d %s %c%02d%02d", wm, tm.tm_mday, hms,
+		 offset_min < 0 ? '-' : '+', abs(offset_min) / 60,
+		 abs(offset_min) % 60);
 }
 
 /*
@@ -462,7 +467,11 @@ static void log_verdict(FILE *f, struct store *st, int64_t id,
 	json_decref(a);
 }
 
-/* A confirmation's numbers in words (its detail: one object a parent). */
+/*
+ * A confirmation's numbers in words (its detail: one object a parent), in
+ * parentheses after the commit's subject as a verdict's are: " (parent
+ * P ..., culprit ...; parent Q ...)".
+ */
 static void log_confirm(FILE *f, json_t *d)
 {
 	char pv[32];
@@ -478,9 +487,9 @@ static void log_confirm(FILE *f, json_t *d)
 		       *ci = json_object_get(e, "ci_pct");
 
 		fprintf(f,
-			"%s parent %.12s %.6g (%lld runs), culprit %.6g "
+			"%sparent %.12s %.6g (%lld runs), culprit %.6g "
 			"(%lld runs), change %+.2f%%",
-			i ? ";" : "", jstr(e, "parent"),
+			i ? "; " : " (", jstr(e, "parent"),
 			json_number_value(json_object_get(e, "parent_mean")),
 			(long long)json_integer_value(
 				json_object_get(e, "parent_runs")),
@@ -504,6 +513,8 @@ static void log_confirm(FILE *f, json_t *d)
 				json_number_value(
 					json_object_get(e, "culprit_level")));
 	}
+	if (json_array_size(d))
+		fputc(')', f);
 }
 
 /* Add the strings of json array `key` of d to set. */

@@ -117,3 +117,46 @@ Test(result, printed_summary_counts_in_words)
 	free(buf);
 #undef SUMMARY_JSON
 }
+
+/*
+ * The first bad commit's block as git prints it: "Date:   Tue Jan 2 ..."
+ * (git does not pad the day; strftime's %e did: "Tue Jan  2"), with the
+ * author's offset.
+ */
+Test(result, first_bad_commit_date_as_git_prints_it)
+{
+	static const struct {
+		long long t;
+		int offset;
+		const char *want;
+	} cases[] = {
+		{ 1704173573, 0, "\nDate:   Tue Jan 2 05:32:53 2024 +0000\n" },
+		{ 1705050000, 0, "\nDate:   Fri Jan 12 09:00:00 2024 +0000\n" },
+		{ 1705050000, -300,
+		  "\nDate:   Fri Jan 12 04:00:00 2024 -0500\n" },
+		{ 1704153600, 330,
+		  "\nDate:   Tue Jan 2 05:30:00 2024 +0530\n" },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		char in[1024], *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		snprintf(in, sizeof(in),
+			 "{\"status\": \"found\", \"culprit\": \"abc\", "
+			 "\"metric\": \"m\", \"message\": \"-9%%\", "
+			 "\"confidence\": 0.99, \"runs\": 1, \"builds\": 1, "
+			 "\"boots\": 1, \"culprit_info\": {\"subject\": \"s\", "
+			 "\"author_name\": \"A\", \"author_email\": \"a@x\", "
+			 "\"author_time\": %lld, \"author_offset\": %d}}",
+			 cases[i].t, cases[i].offset);
+		f = open_memstream(&buf, &len);
+		cr_assert_not_null(f);
+		bisection_print_result(f, in);
+		fclose(f);
+		cr_expect(strstr(buf, cases[i].want), "case %zu: %s", i, buf);
+		free(buf);
+	}
+}

@@ -315,7 +315,12 @@ Test(store, a_dropped_verdict_is_not_replayed)
 	static const char x[] = "1111111111111111111111111111111111111111",
 			  y[] = "2222222222222222222222222222222222222222",
 			  z[] = "3333333333333333333333333333333333333333",
-			  why[] = "{\"why\": \"w\"}";
+			  why[] = "{\"why\": \"w\"}",
+			  conf[] = "[{\"parent\": \"2222222222222222222222"
+				   "222222222222222222\", \"parent_mean\": 90, "
+				   "\"culprit_mean\": 60, \"parent_runs\": 2, "
+				   "\"culprit_runs\": 2, \"change_pct\": "
+				   "-33.333, \"p\": 0.001}]";
 	struct store *st;
 	char *buf = NULL, *drop;
 	size_t len = 0;
@@ -341,6 +346,7 @@ Test(store, a_dropped_verdict_is_not_replayed)
 			{ "unconfirmed", y, NULL, drop },
 			{ "verdict", x, "bad", why },
 			{ "verdict", z, "good", why },
+			{ "confirmed", z, NULL, conf },
 		};
 		size_t i;
 
@@ -370,6 +376,13 @@ Test(store, a_dropped_verdict_is_not_replayed)
 			      "33333333333\n"),
 		  "%s", buf);
 	cr_expect(!strstr(buf, "\ngit bisect good 1111"), "%s", buf);
+	/* the confirmation's numbers in parentheses after the commit, as
+	 * a verdict's: not run into its subject */
+	cr_expect(strstr(buf, "\n# confirmed: [3333333333333333333333333333333"
+			      "333333333] (parent 222222222222 90 (2 runs), "
+			      "culprit 60 (2 runs), change -33.33%, p = "
+			      "0.0010)\n"),
+		  "%s", buf);
 	free(buf);
 	free(drop);
 	store_close(st);
