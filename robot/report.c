@@ -406,8 +406,11 @@ static int section_details(struct sbuf *b, const struct rb_report *r)
 	else if (r->archive_url && *r->archive_url)
 		archive_link(&url, r->archive_url, r->message_id);
 	if (url.len) {
-		body_line(b, "The kernel config and materials to reproduce "
-			     "are available at:");
+		body_line(b, r->no_config ?
+				     "The materials to reproduce are "
+				     "available at:" :
+				     "The kernel config and materials to "
+				     "reproduce are available at:");
 		body_line(b, url.buf);
 		if (r->details && *r->details)
 			body_linef(b, "details: %s/%s", url.buf, r->details);

@@ -127,6 +127,9 @@ struct rb_report {
 	size_t cc_nr;
 	const char *archive_url; /* Closes: <archive_url>/<message id> */
 	const char *materials_url; /* NULL: <archive_url>/<message id> */
+	/* the materials hold no kernel config (a lab without kconfig whose
+	 * builds leave none): the mail does not say they do */
+	bool no_config;
 	/* the evidence page among the materials ("report.html"), or NULL */
 	const char *details;
 	const char *signature; /* lines after "-- "; NULL: ours */

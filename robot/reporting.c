@@ -162,12 +162,12 @@ static char *command_line(struct ctx *c, int64_t id, const char *culprit)
 }
 
 /*
- * archive/<id>/: job.yaml, reproduce.sh, the kernel config, bisect.log,
- * the matrices, the raw files of the confirming runs.
+ * reproduce.sh: the job's command line on a box booted into culprit; the
+ * kernel config named only when the materials have one.
  */
-/* reproduce.sh: the job's command line on a box booted into culprit. */
 static int materials_script(const char *dir, const struct job *job,
-			    const char *culprit, const char *cmd)
+			    const char *culprit, const char *cmd,
+			    bool has_config)
 {
 	struct sbuf sb = SBUF_INIT;
 	char *p;
@@ -175,12 +175,14 @@ static int materials_script(const char *dir, const struct job *job,
 
 	sbuf_addf(&sb,
 		  "#!/bin/sh\n"
-		  "# Reproduce on a test machine booted into %s\n"
-		  "# (kernel config: config, next to this script).\n"
+		  "# Reproduce on a test machine booted into %s%s\n"
 		  "# The box's setup and the command, as the robot's runs had\n"
 		  "# them (lkp's reproduce.sh lines).\n"
 		  "set -e\n",
-		  culprit);
+		  culprit,
+		  has_config ? "\n# (kernel config: config, next to this "
+			       "script)." :
+			       ".");
 	if (job->cpufreq_governor && *job->cpufreq_governor)
 		sbuf_addf(
 			&sb,
@@ -199,7 +201,11 @@ static int materials_script(const char *dir, const struct job *job,
 	return 0;
 }
 
-/* config: the one the culprit was built with, else the job's kconfig. */
+/*
+ * config: the one the culprit was built with, else the job's kconfig;
+ * none when there is neither (a lab without kconfig whose builds leave
+ * none).
+ */
 static int materials_config(struct ctx *c, const struct job *job,
 			    const char *dir, const char *culprit)
 {
@@ -301,6 +307,11 @@ static int materials_confirm(struct ctx *c, const struct job *job, int64_t id,
 	return 0;
 }
 
+/*
+ * archive/<id>/: job.yaml, the kernel config (when there is one),
+ * reproduce.sh, bisect.log, the matrices, the raw files of the confirming
+ * runs.
+ */
 static int materials(struct ctx *c, int64_t id, const char *dir,
 		     const char *culprit, const char *cmd, json_t *mgood,
 		     json_t *mculprit, const char *good, json_t *confirm)
@@ -315,9 +326,12 @@ static int materials(struct ctx *c, int64_t id, const char *dir,
 		goto out;
 	if (job_write_yaml(job, &sb) < 0 || write_text(dir, "job.yaml", sb.buf))
 		goto out;
-	if (materials_script(dir, job, culprit, cmd) < 0 ||
-	    materials_config(c, job, dir, culprit) < 0)
+	if (materials_config(c, job, dir, culprit) < 0)
 		goto out;
+	p = xstrfmt("%s/config", dir);
+	if (materials_script(dir, job, culprit, cmd, rb_file_exists(p)) < 0)
+		goto out;
+	free(p);
 	p = xstrfmt("%s/bisect.log", dir);
 	f = fopen(p, "w");
 	if (!f) {
@@ -878,10 +892,15 @@ static int draft(struct ctx *c, int64_t bisection_id,
 	r.spread_kind = RB_SPREAD_STDDEV;
 	r.steps = rs;
 	r.steps_nr = n;
-	if (rb_report_render(&mail, &r) < 0)
-		goto out;
+	/* the materials first: the mail says whether they have a config */
 	if (materials(c, bisection_id, dir, rec.culprit, e.cmd, e.jg, e.jc,
 		      e.good, e.confirm) < 0)
+		goto out;
+	page = xstrfmt("%s/config", dir);
+	r.no_config = !rb_file_exists(page);
+	free(page);
+	page = NULL;
+	if (rb_report_render(&mail, &r) < 0)
 		goto out;
 	page = xstrfmt("%s/%s", dir, r.details);
 	if (report_page_write(c, &rec, res, &r, page) < 0)

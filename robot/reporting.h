@@ -17,9 +17,9 @@ struct lab;
  * report_draft  builds the mail of bisection id and adds it to
  *               WORKDIR/outbox, with its reproduce materials under
  *               WORKDIR/archive/<message-id>/: job.yaml, reproduce.sh,
- *               the kernel config, bisect.log, the matrix.json of the good
- *               and the culprit commits, and the raw files of the
- *               confirming runs. A mail about the same culprit, stat and
+ *               the kernel config (when there is one), bisect.log, the
+ *               matrix.json of the good and the culprit commits, and the
+ *               raw files of the confirming runs. A mail about the same culprit, stat and
  *               job is never drafted twice: the existing one is returned
  *               (*existing set). *id (the outbox id) and *eml (its path)
  *               are malloc'd.

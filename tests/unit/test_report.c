@@ -995,3 +995,26 @@ Test(report, spread_names_the_sample_stddev)
 		  "%s", mail);
 	free(mail);
 }
+
+/*
+ * The materials of a lab without kconfig hold no kernel config: the mail
+ * names only what is there.
+ */
+Test(report, materials_line_names_a_config_only_when_there_is_one)
+{
+	struct rb_report r = fx_regression;
+	char *mail;
+
+	mail = render(&r);
+	cr_assert(strstr(mail, "\nThe kernel config and materials to "
+			       "reproduce are available at:\n") != NULL,
+		  "%s", mail);
+	free(mail);
+	r.no_config = true;
+	mail = render(&r);
+	cr_assert(strstr(mail, "\nThe materials to reproduce are available "
+			       "at:\n") != NULL,
+		  "%s", mail);
+	cr_assert(strstr(mail, "kernel config") == NULL, "%s", mail);
+	free(mail);
+}
