@@ -363,6 +363,15 @@ static void page_release(struct page *pg)
 	svec_clear(&pg->strings);
 }
 
+int report_direction(const char *metric, json_t *res)
+{
+	int d = metric ? stats_direction(metric) : 0;
+
+	if (!d)
+		d = (int)json_integer_value(json_object_get(res, "direction"));
+	return d > 0 ? 1 : d < 0 ? -1 : 0;
+}
+
 int report_page_write(struct ctx *c, const struct bisection_rec *rec,
 		      json_t *res, const struct rb_report *mail,
 		      const char *path)
@@ -383,10 +392,7 @@ int report_page_write(struct ctx *c, const struct bisection_rec *rec,
 	r.status = rec->status;
 	r.tree = c->lab.tree.name;
 	r.branch = c->lab.tree.branch;
-	r.direction = stats_direction(rec->metric);
-	if (json_integer_value(json_object_get(res, "direction")))
-		r.direction = (int)json_integer_value(
-			json_object_get(res, "direction"));
+	r.direction = report_direction(rec->metric, res);
 	r.threshold =
 		json_is_number(json_object_get(res, "threshold")) ?
 			json_number_value(json_object_get(res, "threshold")) :

@@ -9,6 +9,16 @@ struct ctx;
 struct rb_report;
 
 /*
+ * Which way is better for a bisection's stat, as its mail (regression or
+ * improvement, "higher is better") and its evidence page both say it:
+ * the stat's own (stats_direction), else the bisection's (result JSON
+ * "direction": +1 when its good side is the higher). The bisection's
+ * alone would read backwards for a bisected improvement, whose bad side
+ * is the better one. +1 higher is better, -1 lower, 0 unknown.
+ */
+int report_direction(const char *metric, json_t *res);
+
+/*
  * Write the evidence page of a found bisection (report-html.h) to path:
  * rec and res its store record and result JSON, mail the report its mail
  * was (or would be) drafted from: confirmation, compare table,

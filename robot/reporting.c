@@ -450,11 +450,10 @@ static void draft_commit(struct ctx *c, const struct bisection_rec *rec,
 	r->stat = rec->metric;
 	if (!r->confirm)
 		r->pct = 0;
-	r->kind = stats_direction(rec->metric) * r->pct > 0 ?
+	/* the page's direction too: the two cannot read differently */
+	r->kind = report_direction(rec->metric, res) * r->pct > 0 ?
 			  RB_REPORT_IMPROVEMENT :
 			  RB_REPORT_REGRESSION;
-	if (json_integer_value(json_object_get(res, "direction")) * r->pct > 0)
-		r->kind = RB_REPORT_IMPROVEMENT;
 }
 
 /* The [still regression on ...] lines of a follow-up (malloc'd). */

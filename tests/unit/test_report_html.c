@@ -7,6 +7,7 @@
 
 #include "robot.h"
 #include "report-html.h"
+#include "report-page.h"
 #include "sbuf.h"
 
 #define NC 20
@@ -233,4 +234,36 @@ Test(report_html, says_which_sd_each_table_shows)
 	cmp = strstr(sb.buf, "<section id=\"compare\">");
 	cr_assert(cmp && strstr(cmp, "<p>On the confirmation's runs. "));
 	sbuf_release(&sb);
+}
+
+/*
+ * Which way is better, for the page and the mail alike: the stat's own
+ * meaning first. A bisected improvement has its bad side higher (result
+ * "direction" -1), which the page used to print as "lower is better"
+ * while the mail, from the stat, said "higher is better".
+ */
+Test(report_html, direction_from_the_stat_then_the_bisection)
+{
+	static const struct {
+		const char *metric;
+		int result_direction, want;
+	} cases[] = {
+		/* a regression and an improvement of a higher-is-better stat */
+		{ "stress-ng.mmapaddr.ops_per_sec", 1, 1 },
+		{ "stress-ng.mmapaddr.ops_per_sec", -1, 1 },
+		/* a stat of unknown meaning: the bisection's good side */
+		{ "toy.unknown_stat", -1, -1 },
+		{ "toy.unknown_stat", 1, 1 },
+		{ "toy.unknown_stat", 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < RB_ARRAY_SIZE(cases); i++) {
+		json_t *res = json_pack("{s:i}", "direction",
+					cases[i].result_direction);
+
+		cr_expect_eq(report_direction(cases[i].metric, res),
+			     cases[i].want, "case %zu", i);
+		json_decref(res);
+	}
 }
