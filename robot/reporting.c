@@ -522,10 +522,16 @@ static int draft_outbox(struct ctx *c, const struct bisection_rec *rec,
 	return *id ? 1 : 0;
 }
 
-/* What the job says in the mail's parameters block (params malloc'd). */
+/*
+ * What the job says in the mail's parameters block (params malloc'd); the
+ * test machine the reported runs came from: the confirmation's host (the
+ * subject's change and the compare table are its runs), the first host
+ * without one.
+ */
 static struct rb_report_param *draft_job(struct ctx *c, const struct job *job,
 					 struct rb_report *r)
 {
+	const struct lab_host *h = c->hosts[0];
 	struct rb_report_param *params =
 		xcalloc(job->params.nr + 1, sizeof(*params));
 	size_t i;
@@ -537,8 +543,10 @@ static struct rb_report_param *draft_job(struct ctx *c, const struct job *job,
 	r->testcase = job->testcase;
 	r->config = job->kconfig ? job->kconfig : "none";
 	r->compiler = job->compiler ? job->compiler : "gcc";
-	r->machine = c->hosts[0]->machine ? c->hosts[0]->machine :
-					    c->hosts[0]->name;
+	if (r->confirm && r->confirm->host &&
+	    lab_find_host(&c->lab, r->confirm->host))
+		h = lab_find_host(&c->lab, r->confirm->host);
+	r->machine = h->machine ? h->machine : h->name;
 	r->params = params;
 	r->params_nr = job->params.nr;
 	return params;
