@@ -136,23 +136,21 @@ static int check_threshold(const struct bisection_run *r)
 	p.direction = r->direction;
 	if (session_parse_threshold(&p, t) < 0)
 		return -1;
-	if (p.threshold_kind == STATS_THRESHOLD_PCT && r->direction &&
-	    p.direction != r->direction && p.threshold >= 100)
+	if (p.threshold_kind != STATS_THRESHOLD_PCT || !r->direction ||
+	    p.direction == r->direction)
+		return 0;
+	if (p.threshold >= 100)
 		/* "+150%" on a higher-is-better stat: -150% cannot happen */
 		return rb_error("threshold '%s': a rise of '%s' is an "
 				"improvement (higher is better); a regression "
 				"is a drop of less than 100%%",
 				t, r->req->metric);
-	if (p.threshold_kind == STATS_THRESHOLD_PCT && r->direction &&
-	    p.direction != r->direction)
-		return rb_error("threshold '%s': a %s of '%s' is an "
-				"improvement (%s is better); a regression "
-				"is %c%s",
-				t, t[0] == '+' ? "rise" : "drop",
-				r->req->metric,
-				r->direction > 0 ? "higher" : "lower",
-				t[0] == '+' ? '-' : '+', t + 1);
-	return 0;
+	return rb_error("threshold '%s': a %s of '%s' is an "
+			"improvement (%s is better); a regression "
+			"is %c%s",
+			t, t[0] == '+' ? "rise" : "drop", r->req->metric,
+			r->direction > 0 ? "higher" : "lower",
+			t[0] == '+' ? '-' : '+', t + 1);
 }
 
 /* how long a host's payload may take to answer its help before a run */
@@ -199,8 +197,6 @@ static int check_hosts(const struct bisection_request *q)
 	for (i = 0; i < c->nr_hosts; i++) {
 		const struct lab_host *h = c->hosts[i];
 		const struct job *j = ctx_job(c, i);
-		struct payload_setup s = PAYLOAD_SETUP_INIT;
-		struct svec a = SVEC_INIT;
 		char *help;
 		int bad;
 
@@ -212,10 +208,7 @@ static int check_hosts(const struct bisection_request *q)
 			continue;
 		}
 		help = host_help_now(c, h, j);
-		bad = runner_payload_argv(j, h, help, &a, NULL) < 0 ||
-		      runner_payload_setup(j, h, &s) < 0;
-		payload_setup_release(&s);
-		svec_clear(&a);
+		bad = runner_payload_check(j, h, help) < 0;
 		free(help);
 		if (bad)
 			return -1;

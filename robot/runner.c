@@ -986,6 +986,21 @@ int runner_payload_setup(const struct job *job, const struct lab_host *host,
 	return p->setup ? p->setup(job, host, out) : 0;
 }
 
+int runner_payload_check(const struct job *job, const struct lab_host *host,
+			 const char *help)
+{
+	struct payload_setup s = PAYLOAD_SETUP_INIT;
+	struct svec a = SVEC_INIT;
+	int ret = runner_payload_argv(job, host, help, &a, NULL) < 0 ||
+				  runner_payload_setup(job, host, &s) < 0 ?
+			  -1 :
+			  0;
+
+	payload_setup_release(&s);
+	svec_clear(&a);
+	return ret;
+}
+
 char *runner_headline_stat(const struct job *job)
 {
 	const struct payload_ops *p = payload_find(job->payload);

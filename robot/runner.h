@@ -189,6 +189,13 @@ int runner_payload_help(struct transport *t, const struct payload_ops *p,
  */
 int runner_payload_setup(const struct job *job, const struct lab_host *host,
 			 struct payload_setup *out);
+/*
+ * The job's command line (against help, NULL: unchecked) and its box
+ * setup on host, built and dropped: -1 with the line a run would refuse
+ * the job with.
+ */
+int runner_payload_check(const struct job *job, const struct lab_host *host,
+			 const char *help);
 
 /* The run_key of this runner's job for host and commit (borrowed strings). */
 void runner_key(const struct runner *r, const char *host, const char *commit,

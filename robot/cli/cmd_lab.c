@@ -242,15 +242,10 @@ static void probe_payload(struct transport *t, const struct lab_host *h,
 	}
 	for (i = 0; jobs && i < jobs->nr; i++) {
 		struct job *j = job_copy(jobs->v[i]);
-		struct svec a = SVEC_INIT;
-		struct payload_setup s = PAYLOAD_SETUP_INIT;
 		/* the command and the box's setup, as a run would refuse them */
 		int bad = job_resolve(j, r->nproc > 0 ? r->nproc : 1) < 0 ||
-			  runner_payload_argv(j, h, help, &a, NULL) < 0 ||
-			  runner_payload_setup(j, h, &s) < 0;
+			  runner_payload_check(j, h, help) < 0;
 
-		payload_setup_release(&s);
-		svec_clear(&a);
 		job_free(j);
 		if (bad) {
 			r->msg = xstrdup(rb_errmsg());
